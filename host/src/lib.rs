@@ -1,0 +1,16 @@
+//! dsh-host: runs LLM provider adapters and recovery listeners as sandboxed WebAssembly components.
+//!
+//! The host owns every side effect; guests are pure translators. One module per responsibility:
+//! see `docs/ARCHITECTURE.md` for the map.
+
+pub mod adapter;
+pub mod cli;
+pub mod config;
+pub mod demo;
+pub mod engine;
+pub mod failure;
+pub mod guests;
+pub mod log;
+pub mod mock;
+pub mod session;
+pub mod transport;

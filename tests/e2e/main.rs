@@ -1,0 +1,9 @@
+//! End-to-end tests: the `dsh-host` binary (or the library), the built-in guests and the mock
+//! provider together. Each test scripts the mock, runs a real session and checks what the user sees,
+//! what the provider received and what the session log holds.
+
+mod support;
+
+mod cli_run;
+mod fixtures;
+mod guests;
