@@ -213,13 +213,14 @@ impl CompileCache {
 
     fn load(&self, engine: &Engine, bytes: &[u8]) -> Option<Component> {
         let path = self.path_for(bytes);
-        if !path.exists() {
-            return None;
-        }
+        // Read into memory rather than `deserialize_file`: that one maps the file, and a cache file
+        // truncated or rewritten in place by anyone while we run would then kill the process with
+        // SIGBUS. A read costs a few milliseconds for the largest guests; a crash costs a session.
+        let compiled = std::fs::read(&path).ok()?;
         // SAFETY: the file was written by `store` below from this engine's own output, under a name
         // that binds it to both the source bytes and the engine's compatibility hash. wasmtime still
         // checks its header; a corrupt or foreign file is an error, handled by recompiling.
-        match unsafe { Component::deserialize_file(engine, &path) } {
+        match unsafe { Component::deserialize(engine, &compiled) } {
             Ok(component) => Some(component),
             Err(e) => {
                 tracing::warn!("ignoring unusable cached code {}: {}", path.display(), root_cause(&e));

@@ -104,7 +104,7 @@ async fn a_reset_before_the_headers_is_network() {
 #[tokio::test]
 async fn a_reset_mid_stream_is_network_and_the_partial_text_was_shown() {
     let mock = mock(r#"{"steps":[{"completion":{"text":["partial ","answer ","never ","finished"],"delay_ms":20},
-        "reset_after_bytes":300}]}"#).await;
+        "reset_after_bytes":500}]}"#).await;
     let scratch = Scratch::new();
     let out = scratch.run_bin(&run_args(&mock.base_url(), "hi"), Some(TEST_KEY)).await;
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
@@ -151,7 +151,8 @@ async fn without_a_key_the_openai_preset_fails_as_auth_before_sending() {
 async fn openai_compatible_servers_need_no_key() {
     let mock = mock(r#"{"steps":[{"completion":{"text":["local ","model"]}}]}"#).await;
     let scratch = Scratch::new();
-    let mut args = run_args(&mock.base_url(), "hi");
+    let url = mock.base_url();
+    let mut args = run_args(&url, "hi");
     args.splice(1..1, ["--provider", "openai-compatible"]);
     let out = scratch.run_bin(&args, None).await;
     assert!(out.status.success(), "{}", stderr(&out));
