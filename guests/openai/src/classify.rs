@@ -1,0 +1,422 @@
+//! `classify-failure`: a provider's error answer (status, headers, body) as one `llm-failure`.
+//!
+//! OpenAI-compatible servers (vLLM, llama.cpp, Ollama, OpenRouter, Groq, DeepSeek, Moonshot, ...)
+//! share the envelope `{"error": {"message", "type", "code"}}` loosely and word things differently,
+//! so the code is decided by meaning, strongest evidence first:
+//! 1. the error's machine labels (`type`, `code`, `status` strings) when they name a meaning;
+//! 2. the wording of the message (a DeepSeek overflow says `code: invalid_request_error`);
+//! 3. the HTTP status;
+//! 4. for in-band errors without a status, generic labels such as `server_error`.
+
+use serde_json::Value;
+
+use crate::retry_after::retry_after_ms;
+use crate::text::{
+    MESSAGE_CHARS, QUOTE_CHARS, clip, excerpt, html_title, looks_like_html, normalize,
+    request_id_in_text, status_line,
+};
+use crate::types::{LlmFailure, ResponseHead, codes};
+
+/// Classify a non-2xx answer. Never fails: a body that is not JSON (a proxy's HTML page, garbage,
+/// nothing) is classified by its status, with the start of the body quoted.
+pub fn classify_failure(head: &ResponseHead, body: &[u8]) -> LlmFailure {
+    let text = String::from_utf8_lossy(body);
+    let status = head.status;
+    let parsed = serde_json::from_str::<Value>(text.trim()).ok();
+    let info = parsed
+        .as_ref()
+        .map(ErrorInfo::from_body)
+        .filter(ErrorInfo::says_anything);
+
+    let (code, message, body_id) = match &info {
+        Some(info) => {
+            let message = info.message.clone().unwrap_or_else(|| {
+                format!(
+                    "{} from the provider, without an error message",
+                    status_line(status)
+                )
+            });
+            let body_id = info.request_id.clone().or_else(|| info.id.clone());
+            (info.code(Some(status)), message, body_id)
+        }
+        None => {
+            let (haystack, message) = describe_unstructured(status, &text);
+            (code_for(&[], &haystack, Some(status)), message, None)
+        }
+    };
+    LlmFailure {
+        request_id: header_request_id(head)
+            .or(body_id)
+            .or_else(|| request_id_in_text(&message)),
+        message,
+        code: code.to_string(),
+        status: Some(status),
+        provider_retry_after_ms: retry_after_ms(head),
+    }
+}
+
+/// Classify an error carried inside a 2xx stream or body: `value` is the JSON that holds it (a chat
+/// chunk `{"error": {...}}`, a Responses `response` with its `error`, a flat error object). The status
+/// is the one the error itself carries, if any; the request id comes from the body, else the 200's
+/// `x-request-id` (the id support needs), else the message. A 200's `retry-after` is not read: it does
+/// not describe this error.
+pub fn classify_in_band(value: &Value, head: &ResponseHead) -> LlmFailure {
+    let info = ErrorInfo::from_body(value);
+    let status = info.status;
+    let message = info.message.clone().unwrap_or_else(|| {
+        let labels = info.labels.join(", ");
+        if labels.is_empty() {
+            "the provider reported an error in the stream, without a message".to_string()
+        } else {
+            format!("the provider reported an error in the stream ({labels}), without a message")
+        }
+    });
+    LlmFailure {
+        request_id: info
+            .request_id
+            .clone()
+            .or_else(|| header_request_id(head))
+            .or_else(|| request_id_in_text(&message)),
+        code: info.code(status).to_string(),
+        message,
+        status,
+        provider_retry_after_ms: None,
+    }
+}
+
+/// `x-request-id` (OpenAI and most compatible servers), else `request-id`.
+pub fn header_request_id(head: &ResponseHead) -> Option<String> {
+    ["x-request-id", "request-id"]
+        .iter()
+        .filter_map(|name| head.header(name))
+        .map(str::trim)
+        .find(|v| !v.is_empty())
+        .map(str::to_string)
+}
+
+/// What an error body says, whatever envelope the server uses.
+#[derive(Debug, Default)]
+struct ErrorInfo {
+    message: Option<String>,
+    /// Lower-cased machine labels: `type`, string `code`, string `status`, `error_type`.
+    labels: Vec<String>,
+    /// A status the error carries itself (`code: 429` on OpenRouter, `code: 400` on vLLM).
+    status: Option<u16>,
+    /// More provider wording to search, such as OpenRouter's upstream `metadata.raw`.
+    extra: String,
+    request_id: Option<String>,
+    /// A body `id`: only used for HTTP error bodies, since in a stream it is the completion's id.
+    id: Option<String>,
+}
+
+impl ErrorInfo {
+    fn from_body(body: &Value) -> ErrorInfo {
+        let mut info = ErrorInfo::default();
+        match body {
+            // Gemini's OpenAI layer has been seen answering `[{"error": {...}}]`.
+            Value::Array(items) => {
+                return items.first().map(ErrorInfo::from_body).unwrap_or_default();
+            }
+            Value::String(s) => info.message = non_empty(s).map(|m| clip(&m, MESSAGE_CHARS)),
+            Value::Object(o) => {
+                info.request_id = o.get("request_id").and_then(string_of);
+                info.id = o.get("id").and_then(string_of);
+                match o.get("error") {
+                    Some(Value::Object(e)) => {
+                        info.read_fields(e);
+                        if info.request_id.is_none() {
+                            info.request_id = e.get("request_id").and_then(string_of);
+                        }
+                    }
+                    // Ollama and TGI: `{"error": "text", "error_type": "..."}`.
+                    Some(Value::String(s)) => {
+                        info.message = non_empty(s).map(|m| clip(&m, MESSAGE_CHARS));
+                        info.read_labels(o);
+                    }
+                    // vLLM's `{"object": "error", "message": ...}`, FastAPI's `{"detail": ...}`.
+                    _ => info.read_fields(o),
+                }
+            }
+            _ => {}
+        }
+        info
+    }
+
+    fn read_fields(&mut self, e: &serde_json::Map<String, Value>) {
+        self.message = ["message", "msg", "detail", "error_description"]
+            .iter()
+            .filter_map(|k| e.get(*k))
+            .find_map(|v| match v {
+                Value::String(s) => non_empty(s),
+                Value::Null => None,
+                other => Some(other.to_string()),
+            })
+            .map(|m| clip(&m, MESSAGE_CHARS));
+        self.read_labels(e);
+        for key in ["code", "status", "status_code"] {
+            if let Some(n) = e.get(key).and_then(Value::as_u64)
+                && (100..=599).contains(&n)
+                && self.status.is_none()
+            {
+                self.status = Some(n as u16);
+            }
+        }
+        // OpenRouter nests the upstream provider's own error text here.
+        if let Some(raw) = e.get("metadata").and_then(|m| m.get("raw")) {
+            self.extra = raw.as_str().map_or_else(|| raw.to_string(), str::to_string);
+        }
+        // Azure's content filter: `innererror.code: ResponsibleAIPolicyViolation`.
+        if let Some(inner) = e.get("innererror").and_then(Value::as_object) {
+            self.read_labels(inner);
+        }
+    }
+
+    fn read_labels(&mut self, e: &serde_json::Map<String, Value>) {
+        for key in ["type", "code", "status", "error_type"] {
+            if let Some(label) = e.get(key).and_then(Value::as_str) {
+                let label = label.trim().to_ascii_lowercase();
+                if !label.is_empty() && label != "error" {
+                    self.labels.push(label);
+                }
+            }
+        }
+    }
+
+    fn says_anything(&self) -> bool {
+        self.message.is_some() || !self.labels.is_empty() || self.status.is_some()
+    }
+
+    fn code(&self, status: Option<u16>) -> &'static str {
+        let haystack = normalize(&format!(
+            "{} {}",
+            self.message.as_deref().unwrap_or(""),
+            self.extra
+        ));
+        code_for(&self.labels, &haystack, status)
+    }
+}
+
+/// The message and the searchable text of a body that is not a JSON error.
+fn describe_unstructured(status: u16, text: &str) -> (String, String) {
+    let line = status_line(status);
+    if text.trim().is_empty() {
+        return (
+            String::new(),
+            format!("{line} from the provider, with an empty body"),
+        );
+    }
+    if looks_like_html(text) {
+        // A proxy's page: its words (scripts, footers) are not the provider's; only the status counts.
+        let what = html_title(text).unwrap_or_else(|| excerpt(text, QUOTE_CHARS));
+        return (
+            String::new(),
+            format!("{line} from the provider, with an HTML page: {what}"),
+        );
+    }
+    let quoted = excerpt(text, QUOTE_CHARS);
+    (
+        normalize(&quoted),
+        format!("{line} from the provider, with a non-JSON body: {quoted}"),
+    )
+}
+
+/// The canonical code from labels, normalized wording and status (see the module comment).
+fn code_for(labels: &[String], text: &str, status: Option<u16>) -> &'static str {
+    let label = |pred: &dyn Fn(&str) -> bool| labels.iter().any(|l| pred(l));
+    let says = |patterns: &[&str]| patterns.iter().any(|p| text.contains(p));
+    let server_status = status.is_some_and(|s| s >= 500);
+
+    // 1. Labels that name a meaning.
+    if label(&|l| CONTEXT_LABELS.contains(&l)) {
+        return codes::CONTEXT_WINDOW_EXCEEDED;
+    }
+    if label(&|l| QUOTA_LABELS.contains(&l)) {
+        return codes::QUOTA_EXCEEDED;
+    }
+    if label(&|l| {
+        l.contains("content_filter")
+            || l.contains("content_policy")
+            || l == "responsibleaipolicyviolation"
+    }) {
+        return codes::CONTENT_FILTER;
+    }
+    if label(&|l| {
+        l.contains("api_key")
+            || l.contains("authentication")
+            || l.contains("permission")
+            || l == "unauthenticated"
+            || l == "unauthorized"
+    }) {
+        return codes::AUTH;
+    }
+    if label(&|l| l.contains("overloaded")) {
+        return codes::OVERLOADED;
+    }
+    if label(&|l| l.contains("rate_limit") || RATE_LABELS.contains(&l)) {
+        return codes::RATE_LIMITED;
+    }
+    if label(&|l| l.contains("timeout") || l == "deadline_exceeded") {
+        return codes::TIMEOUT;
+    }
+
+    // 2. Wording. Per-minute budgets are rate limits even when they mention tokens ("Request too
+    // large for gpt-4o ... on tokens per min"): waiting helps, compaction is not needed.
+    let rate_wording = says(RATE_WORDING);
+    if says(QUOTA_WORDING) && !says(&["per min", "per minute"]) {
+        return codes::QUOTA_EXCEEDED;
+    }
+    if says(CONTENT_WORDING) {
+        return codes::CONTENT_FILTER;
+    }
+    if says(AUTH_WORDING) {
+        return codes::AUTH;
+    }
+    // A 5xx keeps its status's meaning: a 500 whose text says "Overloaded" is a server error (see the
+    // fixture anthropic-500-api-error-overloaded); a 429 or an in-band error saying so is overload.
+    if !server_status
+        && says(&[
+            "overloaded",
+            "over capacity",
+            "at capacity",
+            "server is busy",
+            "servers are busy",
+        ])
+    {
+        return codes::OVERLOADED;
+    }
+    if rate_wording {
+        return codes::RATE_LIMITED;
+    }
+    if says(CONTEXT_WORDING) {
+        return codes::CONTEXT_WINDOW_EXCEEDED;
+    }
+    if (status.is_none() || server_status) && says(&["timed out", "timeout"]) {
+        return codes::TIMEOUT;
+    }
+
+    // 3. Status.
+    if let Some(status) = status {
+        return match status {
+            401 | 403 => codes::AUTH,
+            402 => codes::QUOTA_EXCEEDED,
+            408 => codes::TIMEOUT,
+            429 => codes::RATE_LIMITED,
+            503 | 529 => codes::OVERLOADED,
+            // 504 (and Cloudflare's 524) mean a gateway gave up waiting for the model: the same
+            // event as our own watchdog's expiry, so TIMEOUT, not SERVER_ERROR. Both are retryable;
+            // TIMEOUT tells the user the request was slow rather than broken.
+            504 | 524 => codes::TIMEOUT,
+            500..=599 => codes::SERVER_ERROR,
+            // 3xx: a redirect the host would not follow means a wrong base URL; retrying won't help.
+            300..=499 => codes::INVALID_REQUEST,
+            _ => codes::SERVER_ERROR,
+        };
+    }
+
+    // 4. In band, without a status: generic labels, else a server-side failure.
+    if label(&|l| {
+        l.starts_with("invalid")
+            || l.contains("bad_request")
+            || l.contains("badrequest")
+            || l.contains("not_found")
+    }) {
+        return codes::INVALID_REQUEST;
+    }
+    codes::SERVER_ERROR
+}
+
+const CONTEXT_LABELS: &[&str] = &[
+    "context_length_exceeded",
+    "context_window_exceeded",
+    "exceed_context_size_error", // llama.cpp
+    "model_context_window_exceeded",
+];
+const QUOTA_LABELS: &[&str] = &[
+    "insufficient_quota",
+    "exceeded_current_quota_error", // Moonshot
+    "billing_hard_limit_reached",
+    "billing_not_active",
+    "insufficient_balance",
+    "insufficient_credits",
+    "payment_required",
+];
+/// OpenAI's 429 `type` is the exhausted budget: `tokens` or `requests`.
+const RATE_LABELS: &[&str] = &[
+    "tokens",
+    "requests",
+    "resource_exhausted",
+    "too_many_requests",
+];
+
+const QUOTA_WORDING: &[&str] = &[
+    "exceeded your current quota",
+    "insufficient_quota",
+    "check your plan and billing",
+    "billing details",
+    "billing hard limit",
+    "insufficient balance",
+    "insufficient credits",
+    "insufficient funds",
+    "out of credits",
+    "credit balance is too low",
+    "requires more credits",
+    "quota exceeded",
+];
+const CONTENT_WORDING: &[&str] = &[
+    "content management policy",
+    "content policy",
+    "content_policy",
+    "content filter",
+    "content_filter",
+    "safety system",
+    "input was flagged",
+    "was flagged by",
+];
+const AUTH_WORDING: &[&str] = &[
+    "incorrect api key",
+    "invalid api key",
+    "invalid_api_key",
+    "api key not valid",
+    "no api key provided",
+    "didn't provide an api key",
+    "missing api key",
+    "invalid authentication",
+    "authentication failed",
+];
+const RATE_WORDING: &[&str] = &[
+    "rate limit",
+    "rate_limit",
+    "ratelimit",
+    "too many requests",
+    "tokens per min",
+    "requests per min",
+    "per minute",
+];
+const CONTEXT_WORDING: &[&str] = &[
+    "maximum context length",
+    "context length",
+    "context window",
+    "context_length_exceeded",
+    "context size",
+    "context limit",
+    "exceeds the context",
+    "exceed the context",
+    "exceeds context",
+    "too many tokens",
+    "prompt is too long",
+    "prompt too long",
+    "input is too long",
+    "reduce the length of the messages",
+    "maximum prompt length",
+    "exceeds the maximum number of tokens",
+    "model token limit",
+    "inputs tokens + max_new_tokens", // TGI
+];
+
+fn string_of(v: &Value) -> Option<String> {
+    v.as_str().and_then(non_empty)
+}
+
+fn non_empty(s: &str) -> Option<String> {
+    (!s.trim().is_empty()).then(|| s.to_string())
+}

@@ -1,0 +1,485 @@
+//! The response-body decoder: OpenAI chat-completions SSE (and what compatible servers and the
+//! Responses API put in such streams) into chunks.
+//!
+//! Ordering decision: with `stream_options.include_usage` OpenAI sends the usage in a chunk AFTER
+//! the one that carries `finish_reason`. The finish is therefore held back and emitted at
+//! `data: [DONE]` (or at `end()` if the server omits `[DONE]`), so the host always sees the usage
+//! before the finish that closes the answer. Errors are emitted at once: nothing useful follows them.
+//! After a finish, everything is ignored (a Responses `error` event is followed by `response.failed`:
+//! one failure, not two).
+
+use serde_json::Value;
+
+use crate::classify::{classify_in_band, header_request_id};
+use crate::sse::{SseEvent, SseParser};
+use crate::text::{QUOTE_CHARS, excerpt, html_title, looks_like_html};
+use crate::tools::ToolIndexer;
+use crate::types::{
+    Chunk, Finish, FinishKind, LlmFailure, ResponseHead, ToolCallDelta, Usage, codes,
+};
+
+/// A body that has shown no SSE framing is kept (to be read as JSON at the end) up to this size.
+const MAX_PLAIN_BODY: usize = 32 * 1024 * 1024;
+
+pub struct Decoder {
+    head: ResponseHead,
+    sse: SseParser,
+    /// The body so far, while it may still be a plain JSON document rather than a stream.
+    raw: Vec<u8>,
+    raw_too_large: bool,
+    /// The finish a `finish_reason` announced, held until the stream ends (see the module comment).
+    pending: Option<Finish>,
+    /// A finish was emitted: the answer is over.
+    finished: bool,
+    saw_tool_call: bool,
+    /// A non-streaming `choices[].message` was seen: the document is complete by itself.
+    saw_message: bool,
+    tools: ToolIndexer,
+}
+
+impl Decoder {
+    pub fn new(head: ResponseHead) -> Self {
+        Decoder {
+            head,
+            sse: SseParser::new(),
+            raw: Vec::new(),
+            raw_too_large: false,
+            pending: None,
+            finished: false,
+            saw_tool_call: false,
+            saw_message: false,
+            tools: ToolIndexer::default(),
+        }
+    }
+
+    /// One network read, as it came.
+    pub fn feed(&mut self, bytes: &[u8]) -> Vec<Chunk> {
+        let mut out = Vec::new();
+        if self.finished {
+            return out;
+        }
+        if !self.sse.saw_framing() && !self.raw_too_large {
+            if self.raw.len() + bytes.len() > MAX_PLAIN_BODY {
+                self.raw_too_large = true;
+            } else {
+                self.raw.extend_from_slice(bytes);
+            }
+        }
+        let events = self.sse.feed(bytes);
+        if self.sse.saw_framing() && !self.raw.is_empty() {
+            self.raw = Vec::new(); // a stream: the copy is not needed
+        }
+        for event in events {
+            self.on_event(event, &mut out);
+        }
+        out
+    }
+
+    /// The body is complete.
+    pub fn end(&mut self) -> Vec<Chunk> {
+        let mut out = Vec::new();
+        if self.finished {
+            return out;
+        }
+        for event in self.sse.finish() {
+            self.on_event(event, &mut out);
+        }
+        if self.finished {
+            return out;
+        }
+        if !self.sse.saw_framing() {
+            self.decode_plain_body(&mut out);
+        }
+        if !self.finished {
+            // The model finished but the server closed without `[DONE]`: the answer is complete.
+            // Without any finish nothing is emitted and the host reports STREAM_TRUNCATED.
+            if let Some(finish) = self.pending.take() {
+                self.emit_finish(finish, &mut out);
+            }
+        }
+        out
+    }
+
+    fn on_event(&mut self, event: SseEvent, out: &mut Vec<Chunk>) {
+        if self.finished {
+            return;
+        }
+        let data = event.data.trim();
+        if data == "[DONE]" {
+            let finish = self.pending.take().unwrap_or_else(|| self.finish_for(None));
+            self.emit_finish(finish, out);
+            return;
+        }
+        match serde_json::from_str::<Value>(data) {
+            Ok(value) => self.on_json(event.event.as_deref(), &value, out),
+            // `event: error` with a text payload is still an error.
+            Err(_) if event.event.as_deref() == Some("error") => {
+                let failure =
+                    classify_in_band(&Value::String(excerpt(data, QUOTE_CHARS)), &self.head);
+                self.emit_error(failure, out);
+            }
+            // A payload that is not JSON (a cut-off last event, a server's odd keep-alive) carries
+            // nothing we can use; a stream made only of them ends without a finish: truncated.
+            Err(_) => {}
+        }
+    }
+
+    fn on_json(&mut self, event_name: Option<&str>, v: &Value, out: &mut Vec<Chunk>) {
+        let kind = v
+            .get("type")
+            .and_then(Value::as_str)
+            .or(event_name)
+            .unwrap_or("");
+        if kind == "error"
+            || v.get("error")
+                .is_some_and(|e| !e.is_null() && e != &Value::Bool(false))
+            || v.get("object").and_then(Value::as_str) == Some("error")
+        {
+            let failure = classify_in_band(v, &self.head);
+            self.emit_error(failure, out);
+            return;
+        }
+        match kind {
+            "response.failed" => {
+                let response = v.get("response").unwrap_or(&Value::Null);
+                let failure = classify_in_band(response, &self.head);
+                self.emit_error(failure, out);
+            }
+            "response.output_text.delta" => push_text(out, Chunk::Text, v.get("delta")),
+            "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
+                push_text(out, Chunk::Reasoning, v.get("delta"))
+            }
+            "response.output_item.added" => {
+                let item = v.get("item").unwrap_or(&Value::Null);
+                if item.get("type").and_then(Value::as_str) == Some("function_call") {
+                    let id = item.get("call_id").and_then(Value::as_str);
+                    let name = item.get("name").and_then(Value::as_str);
+                    let args = arguments_text(item.get("arguments"));
+                    self.push_tool_call(out, output_index(v), id, name, args);
+                }
+            }
+            "response.function_call_arguments.delta" => {
+                let args = arguments_text(v.get("delta"));
+                self.push_tool_call(out, output_index(v), None, None, args);
+            }
+            "response.completed" | "response.incomplete" => {
+                let response = v.get("response").unwrap_or(&Value::Null);
+                if let Some(usage) = response.get("usage").and_then(usage_of) {
+                    out.push(Chunk::Usage(usage));
+                }
+                let finish = if kind == "response.completed" {
+                    self.finish_for(Some("completed"))
+                } else {
+                    let reason = response
+                        .pointer("/incomplete_details/reason")
+                        .and_then(Value::as_str)
+                        .unwrap_or("incomplete");
+                    match self.finish_for(Some(reason)) {
+                        // An incomplete response that is not filtered ran out of output budget.
+                        f if f.kind == FinishKind::Stop => finish(FinishKind::Length, reason),
+                        f => f,
+                    }
+                };
+                self.emit_finish(finish, out);
+            }
+            _ if v.get("choices").is_some() || v.get("usage").is_some() => self.on_chat(v, out),
+            _ => {} // unknown events are ignored
+        }
+    }
+
+    /// A chat-completions chunk (`choices[].delta`) or a whole completion (`choices[].message`).
+    fn on_chat(&mut self, v: &Value, out: &mut Vec<Chunk>) {
+        let choices = v
+            .get("choices")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        // Only the first choice: the adapter never asks for `n > 1`.
+        for choice in choices
+            .iter()
+            .filter(|c| c.get("index").and_then(Value::as_u64).unwrap_or(0) == 0)
+        {
+            let delta = match (choice.get("delta"), choice.get("message")) {
+                (Some(d), _) if d.is_object() => d,
+                (_, Some(m)) if m.is_object() => {
+                    self.saw_message = true;
+                    m
+                }
+                _ => &Value::Null,
+            };
+            // DeepSeek and vLLM say `reasoning_content`, OpenRouter and newer vLLM `reasoning`;
+            // a server sending both sends the same text twice, so take one.
+            let reasoning = delta
+                .get("reasoning_content")
+                .filter(|r| r.is_string())
+                .or(delta.get("reasoning"));
+            push_text(out, Chunk::Reasoning, reasoning);
+            push_content(out, delta.get("content"));
+            if let Some(calls) = delta.get("tool_calls").and_then(Value::as_array) {
+                for call in calls {
+                    let index = call
+                        .get("index")
+                        .and_then(Value::as_u64)
+                        .and_then(|i| u32::try_from(i).ok());
+                    let function = call.get("function").unwrap_or(&Value::Null);
+                    self.push_tool_call(
+                        out,
+                        index,
+                        call.get("id").and_then(Value::as_str),
+                        function.get("name").and_then(Value::as_str),
+                        arguments_text(function.get("arguments")),
+                    );
+                }
+            }
+            // The deprecated `functions` API: one call, no id.
+            if let Some(call) = delta.get("function_call").filter(|c| c.is_object()) {
+                let name = call.get("name").and_then(Value::as_str);
+                self.push_tool_call(
+                    out,
+                    Some(0),
+                    None,
+                    name,
+                    arguments_text(call.get("arguments")),
+                );
+            }
+            if let Some(reason) = choice
+                .get("finish_reason")
+                .and_then(Value::as_str)
+                .filter(|r| !r.is_empty())
+            {
+                let finish = self.finish_for(Some(reason));
+                if finish.kind == FinishKind::Error {
+                    self.emit_finish(finish, out);
+                    return;
+                }
+                self.pending = Some(finish);
+            }
+        }
+        // Groq reports usage under `x_groq`.
+        let usage = v
+            .get("usage")
+            .filter(|u| u.is_object())
+            .or_else(|| v.pointer("/x_groq/usage"));
+        if let Some(usage) = usage.and_then(usage_of) {
+            out.push(Chunk::Usage(usage));
+        }
+    }
+
+    /// A body without SSE framing: a non-streaming completion, an error object, JSON lines, or
+    /// garbage. An empty body yields nothing (truncated).
+    fn decode_plain_body(&mut self, out: &mut Vec<Chunk>) {
+        let raw = std::mem::take(&mut self.raw);
+        let text = String::from_utf8_lossy(&raw);
+        if text.trim().is_empty() && !self.raw_too_large {
+            return;
+        }
+        let values: Result<Vec<Value>, _> = serde_json::Deserializer::from_str(&text)
+            .into_iter::<Value>()
+            .collect();
+        let values = match values {
+            Ok(values) if !self.raw_too_large && !values.is_empty() => values,
+            _ => return self.emit_error(self.unparseable(&text), out),
+        };
+        // Anything else (a Responses object, some other API's JSON) is not a chat completion; saying
+        // so beats a silent "truncated".
+        let understood = values.iter().any(|v| {
+            ["choices", "usage", "error", "type"]
+                .iter()
+                .any(|k| v.get(k).is_some())
+        });
+        if !understood {
+            return self.emit_error(self.unparseable(&text), out);
+        }
+        for value in &values {
+            self.on_json(None, value, out);
+            if self.finished {
+                return;
+            }
+        }
+        if self.pending.is_none() && self.saw_message {
+            // A whole completion without `finish_reason` still ended.
+            self.pending = Some(self.finish_for(None));
+        }
+    }
+
+    fn unparseable(&self, text: &str) -> LlmFailure {
+        let content_type = self.head.header("content-type").unwrap_or("none");
+        let start = if looks_like_html(text) {
+            html_title(text).map_or_else(
+                || excerpt(text, QUOTE_CHARS),
+                |t| format!("an HTML page titled {t:?}"),
+            )
+        } else {
+            format!("{:?}", excerpt(text, QUOTE_CHARS))
+        };
+        let size = if self.raw_too_large {
+            " (too large to be one JSON document)"
+        } else {
+            ""
+        };
+        LlmFailure {
+            request_id: header_request_id(&self.head),
+            ..LlmFailure::new(
+                codes::SERVER_ERROR,
+                format!(
+                    "the provider sent an unparseable response body{size}: neither an SSE stream nor JSON \
+                     (HTTP {}, content-type {content_type}); it starts with {start}",
+                    self.head.status
+                ),
+            )
+        }
+    }
+
+    fn push_tool_call(
+        &mut self,
+        out: &mut Vec<Chunk>,
+        index: Option<u32>,
+        id: Option<&str>,
+        name: Option<&str>,
+        arguments: String,
+    ) {
+        let id = id.filter(|s| !s.is_empty());
+        let name = name.filter(|s| !s.is_empty());
+        if id.is_none() && name.is_none() && arguments.is_empty() {
+            return; // a delta that says nothing (OpenAI sends `type` alone sometimes)
+        }
+        let index = self.tools.index(index, id);
+        self.saw_tool_call = true;
+        out.push(Chunk::ToolCall(ToolCallDelta {
+            index,
+            id: id.map(str::to_string),
+            name: name.map(str::to_string),
+            arguments,
+        }));
+    }
+
+    /// The finish for a provider reason (`None`: the stream ended cleanly without one).
+    fn finish_for(&self, reason: Option<&str>) -> Finish {
+        let raw = reason.unwrap_or("");
+        let kind = match raw.to_ascii_lowercase().as_str() {
+            "length" | "max_tokens" | "max_output_tokens" | "model_length" => FinishKind::Length,
+            "tool_calls" | "function_call" | "tool_use" => FinishKind::ToolCalls,
+            "content_filter" | "content_filtered" | "safety" | "recitation"
+            | "prohibited_content" | "blocklist" => FinishKind::ContentFilter,
+            "error" => {
+                return Finish {
+                    kind: FinishKind::Error,
+                    reason: Some(raw.to_string()),
+                    failure: Some(LlmFailure {
+                        request_id: header_request_id(&self.head),
+                        ..LlmFailure::new(
+                            codes::SERVER_ERROR,
+                            "the provider ended the stream with finish_reason \"error\" and no error details",
+                        )
+                    }),
+                };
+            }
+            // The WIT's `aborted`: the provider itself reports the request as cancelled.
+            "abort" | "aborted" | "cancelled" | "canceled" => {
+                return Finish {
+                    kind: FinishKind::Aborted,
+                    reason: Some(raw.to_string()),
+                    failure: Some(LlmFailure {
+                        request_id: header_request_id(&self.head),
+                        ..LlmFailure::new(
+                            codes::ABORTED,
+                            format!(
+                                "the provider reports the request as cancelled (finish_reason {raw:?})"
+                            ),
+                        )
+                    }),
+                };
+            }
+            // Some servers (older Ollama) say `stop` after tool calls; the calls are what matter.
+            _ if self.saw_tool_call => FinishKind::ToolCalls,
+            // `stop`, and the many names servers have for a normal end (`eos`, `end_turn`, ...).
+            _ => FinishKind::Stop,
+        };
+        Finish {
+            kind,
+            reason: reason.map(str::to_string),
+            failure: None,
+        }
+    }
+
+    fn emit_error(&mut self, failure: LlmFailure, out: &mut Vec<Chunk>) {
+        let finish = Finish {
+            kind: FinishKind::Error,
+            reason: None,
+            failure: Some(failure),
+        };
+        self.emit_finish(finish, out);
+    }
+
+    fn emit_finish(&mut self, finish: Finish, out: &mut Vec<Chunk>) {
+        self.pending = None;
+        self.finished = true;
+        out.push(Chunk::Finish(finish));
+    }
+}
+
+fn finish(kind: FinishKind, reason: &str) -> Finish {
+    Finish {
+        kind,
+        reason: Some(reason.to_string()),
+        failure: None,
+    }
+}
+
+fn output_index(v: &Value) -> Option<u32> {
+    v.get("output_index")
+        .and_then(Value::as_u64)
+        .and_then(|i| u32::try_from(i).ok())
+}
+
+fn push_text(out: &mut Vec<Chunk>, make: fn(String) -> Chunk, v: Option<&Value>) {
+    if let Some(s) = v.and_then(Value::as_str).filter(|s| !s.is_empty()) {
+        out.push(make(s.to_string()));
+    }
+}
+
+/// `content` is a string, null, or (some servers, non-streaming) a list of `{type: text, text}` parts.
+fn push_content(out: &mut Vec<Chunk>, v: Option<&Value>) {
+    match v {
+        Some(Value::Array(parts)) => {
+            let text: String = parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect();
+            push_text(out, Chunk::Text, Some(&Value::String(text)));
+        }
+        other => push_text(out, Chunk::Text, other),
+    }
+}
+
+/// Arguments are text; a server that sends a JSON object gets it back as text.
+fn arguments_text(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(s)) => s.clone(),
+        None | Some(Value::Null) => String::new(),
+        Some(other) => other.to_string(),
+    }
+}
+
+/// Chat-completions names, Responses names, and DeepSeek's cache counter.
+fn usage_of(u: &Value) -> Option<Usage> {
+    let n = |pointers: &[&str]| {
+        pointers
+            .iter()
+            .find_map(|p| u.pointer(p).and_then(Value::as_u64))
+    };
+    let usage = Usage {
+        input_tokens: n(&["/prompt_tokens", "/input_tokens"]),
+        output_tokens: n(&["/completion_tokens", "/output_tokens"]),
+        cached_input_tokens: n(&[
+            "/prompt_tokens_details/cached_tokens",
+            "/input_tokens_details/cached_tokens",
+            "/prompt_cache_hit_tokens",
+        ]),
+        reasoning_tokens: n(&[
+            "/completion_tokens_details/reasoning_tokens",
+            "/output_tokens_details/reasoning_tokens",
+        ]),
+    };
+    (usage != Usage::default()).then_some(usage)
+}

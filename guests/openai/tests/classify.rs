@@ -1,0 +1,291 @@
+//! `classify-failure` beyond the fixtures: compatible servers' wordings, envelopes, headers, and
+//! bodies that are not JSON.
+
+mod common;
+
+use common::head;
+use dsh_guest_openai::classify_failure;
+
+fn code(status: u16, body: &str) -> String {
+    classify_failure(&head(status, &[]), body.as_bytes()).code
+}
+
+#[test]
+fn context_overflow_by_meaning_across_servers() {
+    let cases = [
+        // Groq
+        (
+            400,
+            r#"{"error":{"message":"Please reduce the length of the messages or completion.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#,
+        ),
+        // vLLM (flat envelope, numeric code)
+        (
+            400,
+            r#"{"object":"error","message":"This model's maximum context length is 4096 tokens. However, you requested 5000 tokens.","type":"BadRequestError","param":null,"code":400}"#,
+        ),
+        // llama.cpp
+        (
+            400,
+            r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":9000,"n_ctx":8192}}"#,
+        ),
+        // Moonshot
+        (
+            400,
+            r#"{"error":{"message":"Invalid request: Your request exceeded model token limit: 8192","type":"invalid_request_error"}}"#,
+        ),
+        // OpenRouter relaying Anthropic
+        (
+            400,
+            r#"{"error":{"message":"Provider returned error","code":400,"metadata":{"raw":"{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"prompt is too long: 210000 tokens > 200000 maximum\"}}","provider_name":"Anthropic"}}}"#,
+        ),
+        // Ollama-style string error
+        (
+            400,
+            r#"{"error":"input length exceeds the context length"}"#,
+        ),
+        // A 500 that is really an overflow
+        (
+            500,
+            r#"{"error":{"message":"Input exceeds the context window of this model","type":"server_error"}}"#,
+        ),
+        // TGI
+        (
+            422,
+            r#"{"error":"Input validation error: `inputs` tokens + `max_new_tokens` must be <= 4096. Given: 4000 `inputs` tokens and 200 `max_new_tokens`","error_type":"validation"}"#,
+        ),
+    ];
+    for (status, body) in cases {
+        assert_eq!(code(status, body), "CONTEXT_WINDOW_EXCEEDED", "{body}");
+    }
+}
+
+#[test]
+fn rate_quota_and_overload_are_told_apart() {
+    // Groq answers a too-large request with 413 and a per-minute budget: a rate limit, not a bad request.
+    assert_eq!(
+        code(
+            413,
+            r#"{"error":{"message":"Request too large for model `llama3-70b-8192` in organization `org_x` on tokens per minute (TPM): Limit 6000, Requested 7000, please reduce your message size and try again.","type":"tokens","code":"rate_limit_exceeded"}}"#
+        ),
+        "RATE_LIMITED"
+    );
+    // Old OpenAI 429 wording mentions the billing page but is a rate limit.
+    assert_eq!(
+        code(
+            429,
+            r#"{"error":{"message":"Rate limit reached for default-gpt-3.5-turbo in organization org-x on requests per min. Limit: 3 / min. Please add a payment method. Visit https://platform.openai.com/account/billing to add a payment method.","type":"requests","code":"rate_limit_exceeded"}}"#
+        ),
+        "RATE_LIMITED"
+    );
+    // Moonshot: a 429 that is overload, and a 429 that is billing.
+    assert_eq!(
+        code(
+            429,
+            r#"{"error":{"message":"The engine is currently overloaded, please try again later","type":"engine_overloaded_error"}}"#
+        ),
+        "OVERLOADED"
+    );
+    assert_eq!(
+        code(
+            429,
+            r#"{"error":{"message":"Your account is suspended, please check your plan and billing details","type":"exceeded_current_quota_error"}}"#
+        ),
+        "QUOTA_EXCEEDED"
+    );
+    // DeepSeek
+    assert_eq!(
+        code(
+            402,
+            r#"{"error":{"message":"Insufficient Balance","type":"unknown_error","param":null,"code":"invalid_request_error"}}"#
+        ),
+        "QUOTA_EXCEEDED"
+    );
+    assert_eq!(
+        code(
+            503,
+            r#"{"error":{"message":"Server overloaded, please try again later.","type":"unknown_error"}}"#
+        ),
+        "OVERLOADED"
+    );
+    assert_eq!(code(529, "{}"), "OVERLOADED");
+    // OpenRouter's numeric code
+    assert_eq!(
+        code(
+            429,
+            r#"{"error":{"message":"Rate limit exceeded: free-models-per-day","code":429}}"#
+        ),
+        "RATE_LIMITED"
+    );
+    assert_eq!(
+        code(
+            402,
+            r#"{"error":{"message":"This request requires more credits","code":402}}"#
+        ),
+        "QUOTA_EXCEEDED"
+    );
+}
+
+#[test]
+fn auth_invalid_request_content_filter_timeout_by_status_and_body() {
+    assert_eq!(
+        code(
+            401,
+            r#"{"error":{"message":"Incorrect API key provided: sk-abc***. You can find your API key at https://platform.openai.com/account/api-keys.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}"#
+        ),
+        "AUTH"
+    );
+    assert_eq!(
+        code(
+            403,
+            r#"{"error":{"message":"Country, region, or territory not supported","type":"request_forbidden","code":"unsupported_country_region_territory"}}"#
+        ),
+        "AUTH"
+    );
+    assert_eq!(
+        code(
+            404,
+            r#"{"error":{"message":"The model `gpt-9` does not exist or you do not have access to it.","type":"invalid_request_error","code":"model_not_found"}}"#
+        ),
+        "INVALID_REQUEST"
+    );
+    assert_eq!(
+        code(
+            404,
+            r#"{"error":"model \"llama3\" not found, try pulling it first"}"#
+        ),
+        "INVALID_REQUEST"
+    );
+    assert_eq!(code(413, "request entity too large"), "INVALID_REQUEST");
+    assert_eq!(
+        code(
+            422,
+            r#"{"detail":[{"loc":["body","messages"],"msg":"field required","type":"value_error.missing"}]}"#
+        ),
+        "INVALID_REQUEST"
+    );
+    assert_eq!(
+        code(
+            400,
+            r#"{"error":{"message":"The response was filtered due to the prompt triggering Azure OpenAI's content management policy.","type":null,"param":"prompt","code":"content_filter","status":400,"innererror":{"code":"ResponsibleAIPolicyViolation"}}}"#
+        ),
+        "CONTENT_FILTER"
+    );
+    assert_eq!(
+        code(
+            400,
+            r#"{"error":{"message":"Your request was rejected as a result of our safety system.","type":"invalid_request_error"}}"#
+        ),
+        "CONTENT_FILTER"
+    );
+    assert_eq!(code(408, ""), "TIMEOUT");
+    assert_eq!(
+        code(
+            504,
+            "<html><head><title>504 Gateway Time-out</title></head></html>"
+        ),
+        "TIMEOUT"
+    );
+    assert_eq!(
+        code(
+            500,
+            r#"{"error":{"message":"The server had an error processing your request.","type":"server_error"}}"#
+        ),
+        "SERVER_ERROR"
+    );
+    assert_eq!(code(502, ""), "SERVER_ERROR");
+    assert_eq!(code(302, ""), "INVALID_REQUEST");
+}
+
+#[test]
+fn non_json_bodies_classify_by_status_with_a_clear_message() {
+    let page = format!(
+        "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body>{}rate limit</body></html>",
+        "x".repeat(5000)
+    );
+    let f = classify_failure(&head(502, &[]), page.as_bytes());
+    assert_eq!(
+        f.code, "SERVER_ERROR",
+        "words inside an HTML page do not count"
+    );
+    assert_eq!(f.status, Some(502));
+    assert!(
+        f.message.contains("502") && f.message.contains("502 Bad Gateway"),
+        "{}",
+        f.message
+    );
+
+    let garbage = "\u{0}\u{1}binary \u{fffd} junk ".repeat(200);
+    let f = classify_failure(&head(503, &[]), garbage.as_bytes());
+    assert_eq!(f.code, "OVERLOADED");
+    assert!(
+        f.message.chars().count() < 400,
+        "quoted bodies are truncated: {}",
+        f.message.len()
+    );
+
+    let f = classify_failure(&head(500, &[]), b"");
+    assert_eq!(f.code, "SERVER_ERROR");
+    assert!(
+        f.message.contains("500") && f.message.contains("empty"),
+        "{}",
+        f.message
+    );
+
+    let f = classify_failure(&head(429, &[]), &[0xff, 0xfe, 0x00]);
+    assert_eq!(f.code, "RATE_LIMITED");
+    assert!(!f.message.is_empty());
+
+    // JSON without any error details: the status decides, the message says so.
+    let f = classify_failure(&head(429, &[]), br#"{"error": {}}"#);
+    assert_eq!(f.code, "RATE_LIMITED");
+    assert!(f.message.contains("429"), "{}", f.message);
+}
+
+#[test]
+fn request_id_from_headers_then_body_then_message() {
+    let body = r#"{"error":{"message":"boom (Please include the request ID abc123def456 in your email.)","type":"server_error"},"request_id":"req_body_1"}"#;
+    let f = classify_failure(
+        &head(500, &[("x-request-id", "req_header_1")]),
+        body.as_bytes(),
+    );
+    assert_eq!(f.request_id.as_deref(), Some("req_header_1"));
+    let f = classify_failure(
+        &head(500, &[("request-id", "req_header_2")]),
+        body.as_bytes(),
+    );
+    assert_eq!(f.request_id.as_deref(), Some("req_header_2"));
+    let f = classify_failure(&head(500, &[]), body.as_bytes());
+    assert_eq!(f.request_id.as_deref(), Some("req_body_1"));
+    let body = r#"{"error":{"message":"boom (Please include the request ID abc123def456 in your email.)","type":"server_error"},"request_id":null}"#;
+    let f = classify_failure(&head(500, &[]), body.as_bytes());
+    assert_eq!(f.request_id.as_deref(), Some("abc123def456"));
+}
+
+#[test]
+fn retry_hints_come_from_headers_only() {
+    let body = r#"{"error":{"message":"Rate limit reached. Please try again in 20s.","code":"rate_limit_exceeded"}}"#;
+    let f = classify_failure(&head(429, &[]), body.as_bytes());
+    assert_eq!(
+        f.provider_retry_after_ms, None,
+        "a delay in the message text is not a hint"
+    );
+    let f = classify_failure(&head(429, &[("retry-after", "7")]), body.as_bytes());
+    assert_eq!(f.provider_retry_after_ms, Some(7_000));
+    let f = classify_failure(
+        &head(503, &[("retry-after", "Fri, 29 Sep 2023 16:27:07 GMT")]),
+        b"",
+    );
+    assert_eq!(f.provider_retry_after_ms, Some(30_000));
+    let f = classify_failure(&head(429, &[("retry-after", "-1")]), b"");
+    assert_eq!(f.provider_retry_after_ms, None);
+}
+
+#[test]
+fn provider_message_is_kept_verbatim() {
+    let f = classify_failure(
+        &head(400, &[]),
+        br#"{"error":{"message":"line one\nline two","type":"invalid_request_error"}}"#,
+    );
+    assert_eq!(f.message, "line one\nline two");
+    assert_eq!(f.code, "INVALID_REQUEST");
+}

@@ -1,0 +1,347 @@
+//! The stream decoder: chat-completions SSE, in-band errors, Responses events, plain JSON bodies,
+//! garbage. Every body is also decoded in 1-byte and random pieces: the result must not change.
+
+mod common;
+
+use common::{decode, decode_all_ways, finishes, sse, text_of};
+use dsh_guest_openai::types::{Chunk, Finish, FinishKind, ToolCallDelta, Usage};
+
+/// Decode all ways, check they agree, return the chunks with adjacent text merged (piece boundaries
+/// may split or join text deltas only if the decoder is wrong, but merging keeps assertions simple).
+fn decoded(body: &str) -> Vec<Chunk> {
+    let runs = decode_all_ways(body);
+    let (_, first) = &runs[0];
+    for (how, chunks) in &runs[1..] {
+        assert_eq!(
+            chunks, first,
+            "decoding in {how} differs from decoding whole"
+        );
+    }
+    first.clone()
+}
+
+fn finish_of(chunks: &[Chunk]) -> Finish {
+    let f = finishes(chunks);
+    assert_eq!(f.len(), 1, "exactly one finish in {chunks:?}");
+    f[0].clone()
+}
+
+fn tool_deltas(chunks: &[Chunk]) -> Vec<ToolCallDelta> {
+    chunks
+        .iter()
+        .filter_map(|c| {
+            if let Chunk::ToolCall(d) = c {
+                Some(d.clone())
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn text_reasoning_and_stop() {
+    let body = sse(&[
+        r#"{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"reasoning_content":"think "},"finish_reason":null}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"reasoning":"more"},"finish_reason":null}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"content":"Hel"},"finish_reason":null}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"content":"lo ☃"},"finish_reason":null}]}"#,
+        r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+    ]);
+    let chunks = decoded(&body);
+    assert_eq!(
+        chunks,
+        vec![
+            Chunk::Reasoning("think ".into()),
+            Chunk::Reasoning("more".into()),
+            Chunk::Text("Hel".into()),
+            Chunk::Text("lo ☃".into()),
+            Chunk::Finish(Finish {
+                kind: FinishKind::Stop,
+                reason: Some("stop".into()),
+                failure: None
+            }),
+        ]
+    );
+}
+
+#[test]
+fn usage_after_finish_reason_comes_before_the_finish() {
+    let body = sse(&[
+        r#"{"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}],"usage":null}"#,
+        r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}],"usage":null}"#,
+        r#"{"choices":[],"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15,"prompt_tokens_details":{"cached_tokens":4},"completion_tokens_details":{"reasoning_tokens":2}}}"#,
+    ]);
+    let chunks = decoded(&body);
+    let usage = Usage {
+        input_tokens: Some(10),
+        output_tokens: Some(5),
+        cached_input_tokens: Some(4),
+        reasoning_tokens: Some(2),
+    };
+    assert_eq!(chunks[1], Chunk::Usage(usage));
+    assert!(matches!(&chunks[2], Chunk::Finish(f) if f.kind == FinishKind::Stop));
+    assert_eq!(chunks.len(), 3);
+}
+
+#[test]
+fn finish_without_done_is_emitted_at_end() {
+    let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"},\"finish_reason\":\"length\"}]}\n\n";
+    let chunks = decoded(body);
+    assert_eq!(finish_of(&chunks).kind, FinishKind::Length);
+}
+
+#[test]
+fn every_finish_reason() {
+    let cases = [
+        ("stop", FinishKind::Stop),
+        ("length", FinishKind::Length),
+        ("tool_calls", FinishKind::ToolCalls),
+        ("function_call", FinishKind::ToolCalls),
+        ("content_filter", FinishKind::ContentFilter),
+        ("eos", FinishKind::Stop),
+        ("some_new_reason", FinishKind::Stop),
+    ];
+    for (reason, kind) in cases {
+        let chunk = format!(
+            r#"{{"choices":[{{"index":0,"delta":{{"content":"a"}},"finish_reason":"{reason}"}}]}}"#
+        );
+        let f = finish_of(&decoded(&sse(&[&chunk])));
+        assert_eq!(f.kind, kind, "finish_reason {reason}");
+        assert_eq!(f.reason.as_deref(), Some(reason), "the raw reason is kept");
+        assert_eq!(f.failure, None);
+    }
+    // A provider-side error or cancellation carries a failure.
+    let f = finish_of(&decoded(&sse(&[
+        r#"{"choices":[{"index":0,"delta":{},"finish_reason":"error"}]}"#,
+    ])));
+    assert_eq!(
+        (f.kind, f.failure.map(|x| x.code)),
+        (FinishKind::Error, Some("SERVER_ERROR".into()))
+    );
+    let f = finish_of(&decoded(&sse(&[
+        r#"{"choices":[{"index":0,"delta":{},"finish_reason":"abort"}]}"#,
+    ])));
+    assert_eq!(
+        (f.kind, f.failure.map(|x| x.code)),
+        (FinishKind::Aborted, Some("ABORTED".into()))
+    );
+}
+
+#[test]
+fn tool_call_deltas_across_chunks() {
+    let body = sse(&[
+        r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"read","arguments":""}}]},"finish_reason":null}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"pa"}}]},"finish_reason":null}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"th\":1}"}}]},"finish_reason":null}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_b","type":"function","function":{"name":"now","arguments":""}}]},"finish_reason":null}]}"#,
+        r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+    ]);
+    let chunks = decoded(&body);
+    let d = |index, id: Option<&str>, name: Option<&str>, args: &str| ToolCallDelta {
+        index,
+        id: id.map(Into::into),
+        name: name.map(Into::into),
+        arguments: args.into(),
+    };
+    assert_eq!(
+        tool_deltas(&chunks),
+        vec![
+            d(0, Some("call_a"), Some("read"), ""),
+            d(0, None, None, "{\"pa"),
+            d(0, None, None, "th\":1}"),
+            d(1, Some("call_b"), Some("now"), ""),
+        ]
+    );
+    assert_eq!(finish_of(&chunks).kind, FinishKind::ToolCalls);
+    assert_eq!(text_of(&chunks), "");
+}
+
+#[test]
+fn stop_after_tool_calls_is_a_tool_call_finish() {
+    // Older Ollama: complete calls without `index`, then `finish_reason: stop`.
+    let body = sse(&[
+        r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"id":"c1","function":{"name":"a","arguments":"{}"}},{"id":"c2","function":{"name":"b","arguments":"{}"}}]},"finish_reason":null}]}"#,
+        r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+    ]);
+    let chunks = decoded(&body);
+    let indices: Vec<u32> = tool_deltas(&chunks).iter().map(|d| d.index).collect();
+    assert_eq!(indices, vec![0, 1]);
+    let f = finish_of(&chunks);
+    assert_eq!(
+        (f.kind, f.reason.as_deref()),
+        (FinishKind::ToolCalls, Some("stop"))
+    );
+}
+
+#[test]
+fn in_band_errors() {
+    let body = sse(&[
+        r#"{"choices":[{"index":0,"delta":{"content":"partial"},"finish_reason":null}]}"#,
+        r#"{"error":{"message":"Rate limit reached for gpt-4o","type":"requests","code":"rate_limit_exceeded"}}"#,
+    ]);
+    let chunks = decoded(&body);
+    assert_eq!(text_of(&chunks), "partial");
+    let f = finish_of(&chunks);
+    let failure = f.failure.expect("an error finish carries a failure");
+    assert_eq!(
+        (f.kind, failure.code.as_str(), failure.status),
+        (FinishKind::Error, "RATE_LIMITED", None)
+    );
+    assert_eq!(failure.message, "Rate limit reached for gpt-4o");
+
+    // OpenRouter: the status rides in `code`; the chunk also says finish_reason error.
+    let body = sse(&[
+        r#"{"id":"gen-1","choices":[{"index":0,"delta":{"content":""},"finish_reason":"error"}],"error":{"code":502,"message":"Provider returned error"}}"#,
+    ]);
+    let failure = finish_of(&decoded(&body)).failure.unwrap();
+    assert_eq!(
+        (failure.code.as_str(), failure.status),
+        ("SERVER_ERROR", Some(502))
+    );
+
+    // vLLM's flat error object, and an `event: error` with a text payload.
+    let failure = finish_of(&decoded(&sse(&[r#"{"object":"error","message":"This model's maximum context length is 4096 tokens.","type":"BadRequestError","code":400}"#]))).failure.unwrap();
+    assert_eq!(
+        (failure.code.as_str(), failure.status),
+        ("CONTEXT_WINDOW_EXCEEDED", Some(400))
+    );
+    let failure = finish_of(&decoded("event: error\ndata: upstream overloaded\n\n"))
+        .failure
+        .unwrap();
+    assert_eq!(failure.code, "OVERLOADED");
+}
+
+#[test]
+fn in_band_error_takes_the_request_id_of_the_stream() {
+    let mut decoder =
+        dsh_guest_openai::Decoder::new(common::head(200, &[("x-request-id", "req_stream_1")]));
+    let mut chunks = decoder.feed(br#"data: {"error":{"message":"boom","type":"server_error"}}"#);
+    chunks.extend(decoder.feed(b"\n\n"));
+    chunks.extend(decoder.end());
+    let failure = finish_of(&chunks).failure.unwrap();
+    assert_eq!(failure.request_id.as_deref(), Some("req_stream_1"));
+    assert_eq!(failure.provider_retry_after_ms, None);
+}
+
+#[test]
+fn responses_api_events() {
+    let body = "event: response.output_text.delta\ndata: {\"type\":\"response.output_text.delta\",\"delta\":\"Hi\"}\n\n\
+                event: response.completed\ndata: {\"type\":\"response.completed\",\"response\":{\"status\":\"completed\",\"usage\":{\"input_tokens\":3,\"output_tokens\":1,\"input_tokens_details\":{\"cached_tokens\":0},\"output_tokens_details\":{\"reasoning_tokens\":0}}}}\n\n";
+    let chunks = decoded(body);
+    assert_eq!(chunks[0], Chunk::Text("Hi".into()));
+    assert_eq!(
+        chunks[1],
+        Chunk::Usage(Usage {
+            input_tokens: Some(3),
+            output_tokens: Some(1),
+            cached_input_tokens: Some(0),
+            reasoning_tokens: Some(0)
+        })
+    );
+    assert_eq!(finish_of(&chunks).kind, FinishKind::Stop);
+
+    // An `error` event then `response.failed`: one failure.
+    let body = "data: {\"type\":\"error\",\"code\":\"server_error\",\"message\":\"oops\"}\n\n\
+                data: {\"type\":\"response.failed\",\"response\":{\"error\":{\"code\":\"rate_limit_exceeded\",\"message\":\"slow down\"}}}\n\n";
+    let failure = finish_of(&decoded(body)).failure.unwrap();
+    assert_eq!(
+        (failure.code.as_str(), failure.message.as_str()),
+        ("SERVER_ERROR", "oops")
+    );
+}
+
+#[test]
+fn only_done_is_an_empty_stop_and_nothing_is_truncated() {
+    let f = finish_of(&decoded("data: [DONE]\n\n"));
+    assert_eq!((f.kind, f.reason), (FinishKind::Stop, None));
+    assert!(
+        finishes(&decoded("")).is_empty(),
+        "an empty body: the host reports STREAM_TRUNCATED"
+    );
+    assert!(finishes(&decoded(": keep-alive\n\n")).is_empty());
+    let cut = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"},\"finish_reason\":null}]}\n\ndata: {\"choi";
+    let chunks = decoded(cut);
+    assert_eq!(text_of(&chunks), "a");
+    assert!(finishes(&chunks).is_empty());
+}
+
+#[test]
+fn nothing_after_the_finish() {
+    let body =
+        "data: [DONE]\n\ndata: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"late\"}}]}\n\n";
+    let chunks = decoded(body);
+    assert_eq!(chunks.len(), 1);
+}
+
+#[test]
+fn non_streaming_json_body() {
+    let body = r#"{"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Hello!","tool_calls":[{"id":"call_1","type":"function","function":{"name":"read","arguments":"{\"p\":1}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":9,"completion_tokens":3}}"#;
+    let chunks = decoded(body);
+    assert_eq!(chunks[0], Chunk::Text("Hello!".into()));
+    assert_eq!(
+        tool_deltas(&chunks),
+        vec![ToolCallDelta {
+            index: 0,
+            id: Some("call_1".into()),
+            name: Some("read".into()),
+            arguments: "{\"p\":1}".into()
+        }]
+    );
+    assert_eq!(
+        chunks[2],
+        Chunk::Usage(Usage {
+            input_tokens: Some(9),
+            output_tokens: Some(3),
+            ..Usage::default()
+        })
+    );
+    assert_eq!(finish_of(&chunks).kind, FinishKind::ToolCalls);
+
+    // Null content: no text at all, a plain stop (the host calls that EMPTY_RESPONSE).
+    let chunks = decoded(
+        r#"{"choices":[{"index":0,"message":{"role":"assistant","content":null},"finish_reason":"stop"}]}"#,
+    );
+    assert_eq!(chunks.len(), 1);
+    assert_eq!(finish_of(&chunks).kind, FinishKind::Stop);
+
+    // An error object in a 200 JSON body.
+    let chunks = decoded(
+        r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota"}}"#,
+    );
+    assert_eq!(finish_of(&chunks).failure.unwrap().code, "QUOTA_EXCEEDED");
+}
+
+#[test]
+fn garbage_is_an_unparseable_server_error() {
+    for body in [
+        "<html><head><title>Bad gateway</title></head><body>oops</body></html>",
+        "hello world\nnot json",
+        "{\"truncated\": ",
+        "[1, 2, 3]",
+    ] {
+        let f = finish_of(&decoded(body));
+        let failure = f.failure.expect("a failure");
+        assert_eq!(
+            (f.kind, failure.code.as_str()),
+            (FinishKind::Error, "SERVER_ERROR"),
+            "{body}"
+        );
+        assert!(
+            failure.message.contains("unparseable"),
+            "{}",
+            failure.message
+        );
+    }
+    let long = "x".repeat(10_000);
+    let failure = finish_of(&decode(&long)).failure.unwrap();
+    assert!(failure.message.len() < 600, "the quote is truncated");
+    // Arbitrary bytes never panic.
+    let bytes: Vec<u8> = (0..=255u8).cycle().take(4096).collect();
+    let mut decoder = dsh_guest_openai::Decoder::new(common::head(200, &[]));
+    for piece in bytes.chunks(13) {
+        decoder.feed(piece);
+    }
+    decoder.end();
+}
