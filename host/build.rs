@@ -11,6 +11,8 @@ use std::process::Command;
 /// (package, artifact stem) of every guest built here.
 const GUESTS: &[(&str, &str)] = &[
     ("dsh-guest-openai", "dsh_guest_openai"),
+    ("dsh-guest-llm-retry", "dsh_guest_llm_retry"),
+    ("dsh-guest-compaction-basic", "dsh_guest_compaction_basic"),
     ("dsh-test-wrong-world", "dsh_test_wrong_world"),
 ];
 
@@ -25,19 +27,37 @@ fn main() {
     println!("cargo:rerun-if-env-changed=DSH_GUEST_CARGO");
 
     let target_dir = root.join("target").join("guest-build");
-    let cargo = std::env::var("DSH_GUEST_CARGO").or_else(|_| std::env::var("CARGO")).unwrap_or_else(|_| "cargo".into());
+    let cargo = std::env::var("DSH_GUEST_CARGO")
+        .or_else(|_| std::env::var("CARGO"))
+        .unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(&root)
-        .args(["build", "--target", "wasm32-wasip2", "--profile", "guest", "--target-dir"])
+        .args([
+            "build",
+            "--target",
+            "wasm32-wasip2",
+            "--profile",
+            "guest",
+            "--target-dir",
+        ])
         .arg(&target_dir);
     for (package, _) in GUESTS {
         cmd.args(["-p", package]);
     }
     // The outer build's flags are for the host target; never leak them into the wasm build.
-    for var in ["CARGO_ENCODED_RUSTFLAGS", "RUSTFLAGS", "CARGO_BUILD_TARGET", "CARGO_TARGET_DIR", "RUSTC_WORKSPACE_WRAPPER", "CARGO_PRIMARY_PACKAGE"] {
+    for var in [
+        "CARGO_ENCODED_RUSTFLAGS",
+        "RUSTFLAGS",
+        "CARGO_BUILD_TARGET",
+        "CARGO_TARGET_DIR",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "CARGO_PRIMARY_PACKAGE",
+    ] {
         cmd.env_remove(var);
     }
-    let status = cmd.status().unwrap_or_else(|e| panic!("could not run cargo to build the guests: {e}"));
+    let status = cmd
+        .status()
+        .unwrap_or_else(|e| panic!("could not run cargo to build the guests: {e}"));
     if !status.success() {
         panic!(
             "building the guests for wasm32-wasip2 failed (see the cargo output above). \
@@ -45,12 +65,16 @@ fn main() {
         );
     }
     for (_, stem) in GUESTS {
-        let built = target_dir.join("wasm32-wasip2").join("guest").join(format!("{stem}.wasm"));
+        let built = target_dir
+            .join("wasm32-wasip2")
+            .join("guest")
+            .join(format!("{stem}.wasm"));
         copy(&built, &out_dir.join(format!("{stem}.wasm")));
     }
     println!("cargo:rustc-env=DSH_GUEST_DIR={}", out_dir.display());
 }
 
 fn copy(from: &Path, to: &Path) {
-    std::fs::copy(from, to).unwrap_or_else(|e| panic!("copying {} to {}: {e}", from.display(), to.display()));
+    std::fs::copy(from, to)
+        .unwrap_or_else(|e| panic!("copying {} to {}: {e}", from.display(), to.display()));
 }

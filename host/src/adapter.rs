@@ -5,14 +5,14 @@
 //! during an attempt (trap, limit exceeded, bad output) are `LlmFailure`s with code `ADAPTER_FAULT`,
 //! always prefixed with the guest's name. A store that faulted is never entered again.
 
-use crate::engine::{GuestEngine, GuestState, root_cause};
+use crate::engine::{GuestEngine, GuestState, WorldSpec, root_cause};
 use crate::failure::LlmFailure;
 use crate::guests::GuestSource;
 use anyhow::Result;
 use wasmtime::Store;
-use wasmtime::component::{Linker, ResourceAny};
+use wasmtime::component::ResourceAny;
 
-mod bindings {
+pub(crate) mod bindings {
     wasmtime::component::bindgen!({
         path: "../wit",
         world: "provider-adapter",
@@ -21,14 +21,19 @@ mod bindings {
     });
 }
 
+use bindings::ProviderAdapterPre;
+pub use bindings::dsh::llm::types::LlmFailure as WitFailure;
 pub use bindings::dsh::llm::types::{
     Chunk, CompletionRequest, Endpoint, Finish, FinishKind, HttpPlan, Message, ResponseHead, Role,
     ToolCall, ToolCallDelta, ToolSpec, Usage,
 };
-use bindings::ProviderAdapterPre;
 
-/// The export a component must have to be an adapter, and the package version this host speaks.
-pub const ADAPTER_EXPORT: &str = "dsh:llm/adapter@0.1.0";
+/// What a component must export to be an adapter of this host's contract version.
+pub const ADAPTER_WORLD: WorldSpec = WorldSpec {
+    world: "provider-adapter",
+    export: "dsh:llm/adapter@0.1.0",
+    use_instead: "pass an adapter to --adapter, or set `adapter = ...` under [providers.NAME]",
+};
 
 /// A loaded, linked adapter component. Cheap to instantiate: one per attempt.
 pub struct Adapter {
@@ -42,29 +47,28 @@ impl Adapter {
     /// Compiles (or loads from the cache), checks the world, links WASI with nothing granted, and asks
     /// the guest its name.
     pub async fn load(engine: &GuestEngine, source: &GuestSource) -> Result<Adapter> {
-        let origin = source.origin();
-        let bytes = source.read()?;
-        let component = engine.compile(&origin, &bytes)?;
-        check_world(engine, &component, &origin)?;
-
-        let mut linker: Linker<GuestState> = Linker::new(engine.engine());
-        // Rust guests import WASI (stdio, environment, exit) even when they never use it; the context
-        // behind these imports grants nothing (see `engine::GuestState`).
-        wasmtime_wasi::p2::add_to_linker_async(&mut linker)
-            .map_err(|e| anyhow::anyhow!("linking WASI: {}", root_cause(&e)))?;
-        let instance_pre = linker.instantiate_pre(&component).map_err(|e| {
+        let (origin, instance_pre) = engine.prepare(source, &ADAPTER_WORLD)?;
+        let pre = ProviderAdapterPre::new(instance_pre).map_err(|e| {
             anyhow::anyhow!(
-                "{origin} cannot be loaded: {}. dsh-host offers guests only WASI 0.2 with nothing \
-                 granted (no network, no files, no environment); rebuild the guest without that import",
+                "{origin} does not match world provider-adapter: {}",
                 root_cause(&e)
             )
         })?;
-        let pre = ProviderAdapterPre::new(instance_pre)
-            .map_err(|e| anyhow::anyhow!("{origin} does not match world provider-adapter: {}", root_cause(&e)))?;
 
-        let mut adapter = Adapter { name: origin.clone(), origin, engine: engine.clone(), pre };
-        let mut instance = adapter.instantiate().await.map_err(|f| anyhow::anyhow!("{}", f.message))?;
-        let info = instance.info().await.map_err(|f| anyhow::anyhow!("{}", f.message))?;
+        let mut adapter = Adapter {
+            name: origin.clone(),
+            origin,
+            engine: engine.clone(),
+            pre,
+        };
+        let mut instance = adapter
+            .instantiate()
+            .await
+            .map_err(|f| anyhow::anyhow!("{}", f.message))?;
+        let info = instance
+            .info()
+            .await
+            .map_err(|f| anyhow::anyhow!("{}", f.message))?;
         adapter.name = info.name;
         Ok(adapter)
     }
@@ -82,39 +86,20 @@ impl Adapter {
     /// A fresh instance in a fresh store, for exactly one attempt.
     pub async fn instantiate(&self) -> Result<AdapterInstance, LlmFailure> {
         let mut store = self.engine.new_store();
-        let bindings = self
-            .pre
-            .instantiate_async(&mut store)
-            .await
-            .map_err(|e| LlmFailure::adapter_fault(&self.name, format!("could not be instantiated: {}", root_cause(&e))))?;
-        Ok(AdapterInstance { name: self.name.clone(), store, bindings, decoder: None, faulted: None })
+        let bindings = self.pre.instantiate_async(&mut store).await.map_err(|e| {
+            LlmFailure::adapter_fault(
+                &self.name,
+                format!("could not be instantiated: {}", root_cause(&e)),
+            )
+        })?;
+        Ok(AdapterInstance {
+            name: self.name.clone(),
+            store,
+            bindings,
+            decoder: None,
+            faulted: None,
+        })
     }
-}
-
-/// Names exactly what is wrong when a component is not an adapter of this host's version.
-fn check_world(engine: &GuestEngine, component: &wasmtime::component::Component, origin: &str) -> Result<()> {
-    let ty = component.component_type();
-    let exports: Vec<String> = ty.exports(engine.engine()).map(|(name, _)| name.to_string()).collect();
-    if exports.iter().any(|e| e == ADAPTER_EXPORT) {
-        return Ok(());
-    }
-    let listed = if exports.is_empty() { "nothing".to_string() } else { exports.join(", ") };
-    if let Some(other) = exports.iter().find(|e| e.starts_with("dsh:llm/adapter@")) {
-        anyhow::bail!(
-            "{origin} was built for {other}, but this dsh-host speaks {ADAPTER_EXPORT}; rebuild it \
-             against the wit/ directory of this release"
-        );
-    }
-    if exports.iter().any(|e| e.starts_with("dsh:llm/listener@")) {
-        anyhow::bail!(
-            "{origin} is a recovery listener (world recovery-listener), not a provider adapter; \
-             load it as a listener in the config, or pass an adapter to --adapter"
-        );
-    }
-    anyhow::bail!(
-        "{origin} is not a provider adapter: it must export {ADAPTER_EXPORT} (world provider-adapter \
-         in wit/), but it exports {listed}"
-    )
 }
 
 /// One adapter instance, owned by one attempt. Every call either succeeds or poisons the instance:
@@ -143,7 +128,14 @@ impl AdapterInstance {
         let mut what = format!("{call} failed: {}", root_cause(&error));
         let output = self.store.data().captured_output();
         if !output.trim().is_empty() {
-            let tail: String = output.chars().rev().take(500).collect::<Vec<_>>().into_iter().rev().collect();
+            let tail: String = output
+                .chars()
+                .rev()
+                .take(500)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
             what.push_str(&format!(" (guest output: {})", tail.trim()));
         }
         let failure = LlmFailure::adapter_fault(&self.name, what);
@@ -151,17 +143,31 @@ impl AdapterInstance {
         failure
     }
 
-    pub async fn info(&mut self) -> Result<bindings::exports::dsh::llm::adapter::AdapterInfo, LlmFailure> {
+    pub async fn info(
+        &mut self,
+    ) -> Result<bindings::exports::dsh::llm::adapter::AdapterInfo, LlmFailure> {
         self.guard()?;
-        let result = self.bindings.dsh_llm_adapter().call_info(&mut self.store).await;
+        let result = self
+            .bindings
+            .dsh_llm_adapter()
+            .call_info(&mut self.store)
+            .await;
         result.map_err(|e| self.fault("info", e))
     }
 
     /// Asks the adapter how to send `request`. An `Err` from the guest itself is a request the
     /// provider could never accept.
-    pub async fn plan_request(&mut self, endpoint: &Endpoint, request: &CompletionRequest) -> Result<HttpPlan, LlmFailure> {
+    pub async fn plan_request(
+        &mut self,
+        endpoint: &Endpoint,
+        request: &CompletionRequest,
+    ) -> Result<HttpPlan, LlmFailure> {
         self.guard()?;
-        let result = self.bindings.dsh_llm_adapter().call_plan_request(&mut self.store, endpoint, request).await;
+        let result = self
+            .bindings
+            .dsh_llm_adapter()
+            .call_plan_request(&mut self.store, endpoint, request)
+            .await;
         match result {
             Ok(Ok(plan)) => Ok(plan),
             Ok(Err(failure)) => Err(LlmFailure::from_guest(&self.name, failure.into())),
@@ -173,7 +179,11 @@ impl AdapterInstance {
         if let Err(f) = self.guard() {
             return f;
         }
-        let result = self.bindings.dsh_llm_adapter().call_classify_failure(&mut self.store, head, body).await;
+        let result = self
+            .bindings
+            .dsh_llm_adapter()
+            .call_classify_failure(&mut self.store, head, body)
+            .await;
         match result {
             Ok(failure) => LlmFailure::from_guest(&self.name, failure.into()),
             Err(e) => self.fault("classify-failure", e),
@@ -182,7 +192,12 @@ impl AdapterInstance {
 
     pub async fn open_decoder(&mut self, head: &ResponseHead) -> Result<(), LlmFailure> {
         self.guard()?;
-        let result = self.bindings.dsh_llm_adapter().decoder().call_constructor(&mut self.store, head).await;
+        let result = self
+            .bindings
+            .dsh_llm_adapter()
+            .decoder()
+            .call_constructor(&mut self.store, head)
+            .await;
         let decoder = result.map_err(|e| self.fault("decoder constructor", e))?;
         self.decoder = Some(decoder);
         Ok(())
@@ -192,7 +207,12 @@ impl AdapterInstance {
     pub async fn feed(&mut self, bytes: &[u8]) -> Result<Vec<Chunk>, LlmFailure> {
         self.guard()?;
         let decoder = self.decoder.expect("open_decoder before feed");
-        let result = self.bindings.dsh_llm_adapter().decoder().call_feed(&mut self.store, decoder, bytes).await;
+        let result = self
+            .bindings
+            .dsh_llm_adapter()
+            .decoder()
+            .call_feed(&mut self.store, decoder, bytes)
+            .await;
         result.map_err(|e| self.fault("decoder.feed", e))
     }
 
@@ -200,7 +220,12 @@ impl AdapterInstance {
     pub async fn end(&mut self) -> Result<Vec<Chunk>, LlmFailure> {
         self.guard()?;
         let decoder = self.decoder.expect("open_decoder before end");
-        let result = self.bindings.dsh_llm_adapter().decoder().call_end(&mut self.store, decoder).await;
+        let result = self
+            .bindings
+            .dsh_llm_adapter()
+            .decoder()
+            .call_end(&mut self.store, decoder)
+            .await;
         result.map_err(|e| self.fault("decoder.end", e))
     }
 }
@@ -219,6 +244,11 @@ impl From<bindings::dsh::llm::types::LlmFailure> for LlmFailure {
 
 impl Message {
     pub fn new(role: Role, content: impl Into<String>) -> Self {
-        Message { role, content: content.into(), tool_calls: Vec::new(), tool_call_id: None }
+        Message {
+            role,
+            content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+        }
     }
 }

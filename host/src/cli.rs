@@ -1,31 +1,37 @@
 //! The `dsh-host` command line: parsing (clap) and the glue from flags to the library.
 
-use crate::adapter::Adapter;
-use crate::config::{self, AdapterRef, ProviderConfig};
-use crate::guests::{self, GuestSource};
+use crate::attempt::StreamEvent;
+use crate::config::{Config, GuestRef, ProviderConfig};
 use crate::log::SessionStore;
 use crate::mock::{MockScript, MockServer};
-use crate::session::{Provider, Session, StreamEvent, TurnError, default_engine};
-use crate::transport::Transport;
+use crate::runtime::Runtime;
+use crate::session::{Session, TurnError, default_engine};
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use std::io::Write;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
-
 /// Exit status when the turn failed with a canonical failure.
 pub const EXIT_TURN_FAILED: u8 = 1;
 /// Exit status for a usage, configuration or host error.
 pub const EXIT_HOST_ERROR: u8 = 2;
+/// Exit status when the user interrupted the turn (Ctrl-C): 128 + SIGINT, as shells expect.
+pub const EXIT_INTERRUPTED: u8 = 130;
 
 #[derive(Parser, Debug)]
-#[command(name = "dsh-host", version, about = "Run LLM provider adapters as sandboxed WebAssembly components")]
+#[command(
+    name = "dsh-host",
+    version,
+    about = "Run LLM provider adapters as sandboxed WebAssembly components"
+)]
 pub struct Cli {
     /// Directory of session logs (one JSON Lines file per session).
     #[arg(long, global = true, env = "DSH_SESSIONS_DIR", value_name = "DIR")]
     pub sessions: Option<PathBuf>,
+    /// Configuration file (dsh.toml); without one, the built-in defaults apply.
+    #[arg(long, global = true, env = "DSH_CONFIG", value_name = "FILE")]
+    pub config: Option<PathBuf>,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -57,9 +63,9 @@ pub enum Command {
 
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
-    /// Provider preset: openai, openai-compatible.
-    #[arg(long, default_value = "openai")]
-    pub provider: String,
+    /// Provider: a preset (openai, openai-compatible) or a name from the config file.
+    #[arg(long)]
+    pub provider: Option<String>,
     /// Model name (defaults to the preset's).
     #[arg(long)]
     pub model: Option<String>,
@@ -72,14 +78,21 @@ pub struct RunArgs {
     /// A system message.
     #[arg(long)]
     pub system: Option<String>,
-    /// The user prompt.
-    pub prompt: String,
+    /// Continue session ID: finish its unfinished turn (continuing its retry count), then PROMPT if given.
+    #[arg(long, value_name = "ID")]
+    pub resume: Option<String>,
+    /// The user prompt (optional with --resume).
+    #[arg(required_unless_present = "resume")]
+    pub prompt: Option<String>,
 }
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     init_tracing();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");
@@ -98,13 +111,16 @@ pub fn main() -> ExitCode {
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("DSH_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
 }
 
 async fn dispatch(cli: Cli) -> Result<ExitCode> {
     let sessions_dir = cli.sessions.clone().unwrap_or_else(default_sessions_dir);
     match cli.command {
-        Command::Run(args) => run(args, &sessions_dir).await,
+        Command::Run(args) => run(args, cli.config.as_deref(), &sessions_dir).await,
         Command::Mock { script, port } => serve_mock(&script, port).await,
         Command::Demo => crate::demo::run(&sessions_dir).await,
         Command::Log { id, json } => print_log(&sessions_dir, &id, json),
@@ -122,52 +138,130 @@ pub fn default_sessions_dir() -> PathBuf {
     PathBuf::from("sessions")
 }
 
-/// Builds the provider config from the preset and the flags, every value checked.
-pub fn provider_config(args: &RunArgs) -> Result<ProviderConfig> {
-    let mut cfg = config::preset(&args.provider)?;
+/// The provider for this run: from the config (or a preset), then the flags, every value checked.
+/// On resume, the session's own provider, model and base URL are the defaults.
+pub fn provider_config(
+    config: &Config,
+    args: &RunArgs,
+    resumed: Option<&crate::resume::SessionHeader>,
+) -> Result<ProviderConfig> {
+    let name = args
+        .provider
+        .as_deref()
+        .or(resumed.map(|h| h.provider.as_str()))
+        .unwrap_or("openai");
+    let mut cfg = config.provider(name)?.clone();
+    if let Some(h) = resumed {
+        cfg.model = h.model.clone();
+        cfg.base_url = h.base_url.clone();
+    }
     if let Some(model) = &args.model {
         cfg.model = model.clone();
     }
     if let Some(url) = &args.base_url {
         cfg.base_url = url.clone();
     }
-    cfg.base_url = config::normalize_base_url(&cfg.name, &cfg.base_url)?;
+    cfg.base_url = crate::config::normalize_base_url(&cfg.name, &cfg.base_url)?;
     if let Some(path) = &args.adapter {
-        cfg.adapter = AdapterRef::File(path.clone());
+        cfg.adapter = GuestRef::File(path.clone());
     }
     Ok(cfg)
 }
 
-pub fn adapter_source(adapter: &AdapterRef) -> Result<GuestSource> {
-    match adapter {
-        AdapterRef::File(path) => Ok(GuestSource::file(path)),
-        AdapterRef::Builtin(name) => guests::builtin_adapter(name).with_context(|| {
-            format!("no built-in adapter '{name}' (built in: {})", guests::BUILTIN_ADAPTERS.join(", "))
-        }),
+/// `DSH_RANDOM_SEED` pins the samples handed to listeners (reproducible jitter in tests).
+fn random_seed() -> Result<Option<u64>> {
+    match std::env::var("DSH_RANDOM_SEED") {
+        Ok(text) => text
+            .parse()
+            .map(Some)
+            .with_context(|| format!("DSH_RANDOM_SEED={text:?} is not a whole number")),
+        Err(_) => Ok(None),
     }
 }
 
-async fn run(args: RunArgs, sessions_dir: &Path) -> Result<ExitCode> {
-    let cfg = provider_config(&args)?;
-    let engine = default_engine()?;
-    let adapter = Adapter::load(&engine, &adapter_source(&cfg.adapter)?).await?;
-    let credential = std::env::var(&cfg.api_key_env).ok();
-    let provider = Arc::new(Provider::new(cfg, Arc::new(adapter), credential));
+async fn run(args: RunArgs, config_path: Option<&Path>, sessions_dir: &Path) -> Result<ExitCode> {
+    let config = Config::load(config_path)?;
     let store = SessionStore::open(sessions_dir)?;
-    let mut session = Session::start(provider, Transport::new()?, store.create()?, args.system.clone())?;
+    let reopened = match &args.resume {
+        Some(id) => {
+            let (log, read) = store.reopen(id)?;
+            let rebuilt = crate::resume::rebuild(&read.events, std::time::SystemTime::now())
+                .with_context(|| format!("session '{id}' cannot be resumed"))?;
+            if rebuilt.unfinished.is_none() && args.prompt.is_none() {
+                bail!(
+                    "session '{id}' has no unfinished turn; give a PROMPT to continue the conversation"
+                );
+            }
+            if let Some(torn) = &read.torn_tail {
+                eprintln!(
+                    "warning: the last line of session '{id}' was torn (a crash mid-write); it is kept in the session/resumed event: {torn:.120}"
+                );
+            }
+            let header = rebuilt.header;
+            Some((log, read, header))
+        }
+        None => None,
+    };
+    let provider_cfg = provider_config(&config, &args, reopened.as_ref().map(|r| &r.2))?;
+    let runtime = Runtime::new(config, default_engine()?, random_seed()?).await?;
+    let deps = runtime.deps(runtime.provider(provider_cfg).await?);
+
+    let (mut session, unfinished) = match reopened {
+        Some((log, read, _)) => Session::resume(deps, log, &read)?,
+        None => (
+            Session::start(deps, store.create()?, args.system.clone())?,
+            None,
+        ),
+    };
+
+    // Ctrl-C aborts the request or the backoff in flight; the session logs it as ABORTED.
+    let abort = session.abort_signal();
+    let interrupted = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = interrupted.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            flag.store(true, std::sync::atomic::Ordering::SeqCst);
+            abort.abort();
+        }
+    });
 
     let mut stdout = std::io::stdout();
-    let mut sink = |event: StreamEvent| {
-        if let StreamEvent::Text(text) = event {
+    let mut mid_line = false;
+    let mut sink = |event: StreamEvent| match event {
+        StreamEvent::Text(text) => {
             let _ = stdout.write_all(text.as_bytes());
             let _ = stdout.flush();
+            mid_line = !text.ends_with('\n');
         }
+        StreamEvent::Retrying {
+            code,
+            retry,
+            delay_ms,
+            policy_key,
+        } => {
+            // The text so far came from the failed attempt; the retry streams the answer anew.
+            if mid_line {
+                let _ = writeln!(stdout);
+                mid_line = false;
+            }
+            eprintln!("[{code}: {policy_key} retry {retry} in {delay_ms} ms]");
+        }
+        StreamEvent::Reasoning(_) => {}
     };
-    let outcome = session.run_turn(&args.prompt, &mut sink).await;
-    let _ = writeln!(std::io::stdout());
+    let mut outcome = Ok(());
+    if let Some(open) = unfinished {
+        eprintln!("resuming turn {} of session {}", open.turn, session.id());
+        outcome = session.continue_turn(open, &mut sink).await.map(|_| ());
+        let _ = writeln!(std::io::stdout());
+    }
+    if let (Ok(()), Some(prompt)) = (&outcome, &args.prompt) {
+        outcome = session.run_turn(prompt, &mut sink).await.map(|_| ());
+        let _ = writeln!(std::io::stdout());
+    }
+    let id = session.id().to_string();
     match outcome {
-        Ok(_) => {
-            eprintln!("session {} (dsh-host log {})", session.id(), session.id());
+        Ok(()) => {
+            eprintln!("session {id} (dsh-host log {id})");
             Ok(ExitCode::SUCCESS)
         }
         Err(TurnError::Failed(failure)) => {
@@ -176,10 +270,15 @@ async fn run(args: RunArgs, sessions_dir: &Path) -> Result<ExitCode> {
             if let Some(status) = failure.status {
                 eprintln!("  status:     {status}");
             }
-            if let Some(id) = &failure.request_id {
-                eprintln!("  request id: {id}");
+            if let Some(rid) = &failure.request_id {
+                eprintln!("  request id: {rid}");
             }
-            eprintln!("  session:    {} (dsh-host log {})", session.id(), session.id());
+            eprintln!(
+                "  session:    {id} (dsh-host log {id}; continue with dsh-host run --resume {id})"
+            );
+            if interrupted.load(std::sync::atomic::Ordering::SeqCst) {
+                return Ok(ExitCode::from(EXIT_INTERRUPTED));
+            }
             Ok(ExitCode::from(EXIT_TURN_FAILED))
         }
         Err(TurnError::Host(e)) => Err(e),
@@ -194,7 +293,9 @@ async fn serve_mock(script_path: &Path, port: u16) -> Result<ExitCode> {
     // The first line is machine-readable so scripts can pick up an ephemeral port.
     println!("mock provider listening on {}", server.base_url());
     println!("{steps} scripted step(s); Ctrl-C to stop");
-    tokio::signal::ctrl_c().await.context("waiting for Ctrl-C")?;
+    tokio::signal::ctrl_c()
+        .await
+        .context("waiting for Ctrl-C")?;
     server.shutdown().await;
     Ok(ExitCode::SUCCESS)
 }
@@ -213,7 +314,9 @@ fn print_log(sessions_dir: &Path, id: &str, json: bool) -> Result<ExitCode> {
         }
     }
     if let Some(torn) = &read.torn_tail {
-        eprintln!("warning: the last line of session '{id}' is torn (the writer stopped mid-line) and was skipped: {torn:.120}");
+        eprintln!(
+            "warning: the last line of session '{id}' is torn (the writer stopped mid-line) and was skipped: {torn:.120}"
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,8 +1,32 @@
-//! Provider configuration: the built-in presets and the checks every value goes through. Pure code:
-//! nothing here touches the network, the disk or a guest.
+//! Configuration: `dsh.toml` (path by `--config` or `DSH_CONFIG`), whose built-in defaults need no
+//! file. Pure code: parsing and checking only; nothing here touches the network, a guest or the disk
+//! (the caller reads the file).
+//!
+//! ```toml
+//! [providers.openai]                  # a preset name: its defaults apply
+//! model = "gpt-4o"
+//! stream_idle_timeout_ms = 120000
+//! [providers.openai.retry_policy]
+//! mode = "normal"                     # or "always"
+//! max_retries = 5
+//!
+//! [providers.local]                   # any other name picks a preset explicitly
+//! preset = "openai-compatible"
+//! base_url = "http://127.0.0.1:8080/v1"
+//!
+//! [[listeners]]                       # the recovery waterfall, in order
+//! name = "compaction-basic"
+//! [[listeners]]
+//! name = "llm-retry"
+//! [[listeners]]
+//! wasm = "./my-listener.wasm"
+//! config = { budget_ms = 60000 }
+//! ```
 
-use anyhow::{Result, bail};
-use std::path::PathBuf;
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// DESIGN.md: five minutes unless configured.
@@ -10,14 +34,22 @@ pub const DEFAULT_STREAM_IDLE_TIMEOUT_MS: f64 = 300_000.0;
 /// Anything above a day is a typo (seconds given as milliseconds twice over), not a wish.
 pub const MAX_STREAM_IDLE_TIMEOUT_MS: f64 = 86_400_000.0;
 
-/// Which adapter a provider uses.
+/// The provider presets usable with no config file.
+pub const PRESETS: &[&str] = &["openai", "openai-compatible"];
+
+/// The default waterfall: compaction first (it acts only on overflows), then the retry policy.
+pub const DEFAULT_LISTENERS: &[&str] = &["compaction-basic", "llm-retry"];
+
+/// Which component a provider or listener uses.
 #[derive(Debug, Clone, PartialEq)]
-pub enum AdapterRef {
-    /// A first-party adapter compiled into the binary.
+pub enum GuestRef {
+    /// A first-party guest compiled into the binary.
     Builtin(String),
     /// A third-party `.wasm` component.
     File(PathBuf),
 }
+
+pub type AdapterRef = GuestRef;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProviderConfig {
@@ -25,42 +57,325 @@ pub struct ProviderConfig {
     pub adapter: AdapterRef,
     /// Without trailing slash, e.g. `https://api.openai.com/v1`.
     pub base_url: String,
+    /// Hosts the provider's requests may go to (default: the base URL's host).
+    pub allowed_hosts: Vec<String>,
     /// The environment variable holding the API key.
     pub api_key_env: String,
     /// Whether a request without a key is refused before it is sent (local servers need none).
     pub api_key_required: bool,
     pub model: String,
     pub stream_idle_timeout: Duration,
+    pub retry_policy: RetryPolicy,
 }
 
-/// The provider presets usable with no config file.
-pub const PRESETS: &[&str] = &["openai", "openai-compatible"];
+/// The provider's retry policy, read by the llm-retry listener (DESIGN.md, "Recovery").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RetryPolicy {
+    pub mode: RetryMode,
+    pub max_retries: u32,
+    pub initial_delay_ms: u64,
+    pub max_delay_ms: u64,
+    pub jitter_ratio: f64,
+    pub retryable_codes: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RetryMode {
+    /// Finite `max_retries`, explicit `retryable_codes`.
+    Normal,
+    /// Unbounded retries with the same backoff: a deliberate choice for unattended deployments.
+    Always,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            mode: RetryMode::Normal,
+            max_retries: 5,
+            initial_delay_ms: 1000,
+            max_delay_ms: 120_000,
+            jitter_ratio: 0.2,
+            retryable_codes: crate::failure::RETRYABLE_BY_DEFAULT
+                .iter()
+                .map(|c| c.to_string())
+                .collect(),
+        }
+    }
+}
+
+impl RetryPolicy {
+    pub fn check(&self, provider: &str) -> Result<()> {
+        let at = format!("[providers.{provider}.retry_policy]");
+        if self.initial_delay_ms == 0 {
+            bail!("{at} initial_delay_ms must be positive (e.g. 1000)");
+        }
+        if self.max_delay_ms < self.initial_delay_ms {
+            bail!(
+                "{at} max_delay_ms ({}) is below initial_delay_ms ({})",
+                self.max_delay_ms,
+                self.initial_delay_ms
+            );
+        }
+        if !(0.0..=1.0).contains(&self.jitter_ratio) {
+            bail!(
+                "{at} jitter_ratio is {}; it must be between 0 and 1 (e.g. 0.2)",
+                self.jitter_ratio
+            );
+        }
+        for code in &self.retryable_codes {
+            if !crate::failure::is_canonical(code) {
+                bail!(
+                    "{at} retryable_codes has {code:?}, which is not a canonical code ({})",
+                    crate::failure::CODES.join(", ")
+                );
+            }
+            if !crate::failure::RETRYABLE_BY_DEFAULT.contains(&code.as_str()) {
+                bail!(
+                    "{at} retryable_codes has {code}, which the retry policy never retries (waiting cannot cure it{}); \
+                     the retryable codes are {}",
+                    if code == "CONTEXT_WINDOW_EXCEEDED" {
+                        ": compaction-basic handles it"
+                    } else {
+                        ""
+                    },
+                    crate::failure::RETRYABLE_BY_DEFAULT.join(", ")
+                );
+            }
+        }
+        Ok(())
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a retry policy serializes")
+    }
+}
+
+/// One recovery listener of the waterfall.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListenerConfig {
+    pub guest: GuestRef,
+    /// The listener's own configuration, handed to its `configure` as JSON.
+    pub config_json: String,
+}
+
+/// Everything the host reads from configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    pub providers: BTreeMap<String, ProviderConfig>,
+    pub listeners: Vec<ListenerConfig>,
+    /// Where the file was, for messages (`None`: built-in defaults).
+    pub source: Option<PathBuf>,
+}
+
+// ---- the file format ------------------------------------------------------------------------
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    #[serde(default)]
+    providers: BTreeMap<String, FileProvider>,
+    listeners: Option<Vec<FileListener>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileProvider {
+    preset: Option<String>,
+    adapter: Option<String>,
+    base_url: Option<String>,
+    allowed_hosts: Option<Vec<String>>,
+    api_key_env: Option<String>,
+    api_key_required: Option<bool>,
+    model: Option<String>,
+    stream_idle_timeout_ms: Option<f64>,
+    retry_policy: Option<RetryPolicy>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileListener {
+    /// A built-in listener: compaction-basic, llm-retry.
+    name: Option<String>,
+    /// A listener component file (relative paths are relative to the config file).
+    wasm: Option<PathBuf>,
+    #[serde(default)]
+    config: Option<toml::Table>,
+}
+
+impl Config {
+    /// The built-in defaults: every preset, the default waterfall.
+    pub fn builtin() -> Config {
+        Config {
+            providers: PRESETS
+                .iter()
+                .map(|p| (p.to_string(), preset(p).expect("presets are valid")))
+                .collect(),
+            listeners: DEFAULT_LISTENERS
+                .iter()
+                .map(|l| ListenerConfig {
+                    guest: GuestRef::Builtin(l.to_string()),
+                    config_json: "{}".into(),
+                })
+                .collect(),
+            source: None,
+        }
+    }
+
+    /// Parses a `dsh.toml`'s text; `path` names it in errors and anchors relative `.wasm` paths.
+    pub fn parse(text: &str, path: &Path) -> Result<Config> {
+        let file: FileConfig = toml::from_str(text)
+            .map_err(|e| anyhow::anyhow!("{}: {}", path.display(), e.to_string().trim_end()))?;
+        let base_dir = path.parent().unwrap_or(Path::new("."));
+        let mut config = Config::builtin();
+        config.source = Some(path.to_path_buf());
+        for (name, fp) in file.providers {
+            let provider = file_provider(&name, fp, base_dir)
+                .with_context(|| format!("in {}", path.display()))?;
+            config.providers.insert(name, provider);
+        }
+        if let Some(listeners) = file.listeners {
+            config.listeners = listeners
+                .into_iter()
+                .enumerate()
+                .map(|(i, l)| file_listener(i, l, base_dir))
+                .collect::<Result<_>>()
+                .with_context(|| format!("in {}", path.display()))?;
+        }
+        Ok(config)
+    }
+
+    /// Reads the file at `path`, or gives the built-in defaults when there is none.
+    pub fn load(path: Option<&Path>) -> Result<Config> {
+        match path {
+            None => Ok(Config::builtin()),
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("reading the config file {}", path.display()))?;
+                Config::parse(&text, path)
+            }
+        }
+    }
+
+    pub fn provider(&self, name: &str) -> Result<&ProviderConfig> {
+        self.providers.get(name).with_context(|| {
+            let known: Vec<&str> = self.providers.keys().map(String::as_str).collect();
+            format!(
+                "unknown provider '{name}': the configured providers are {}",
+                known.join(", ")
+            )
+        })
+    }
+}
+
+fn file_provider(name: &str, fp: FileProvider, base_dir: &Path) -> Result<ProviderConfig> {
+    let preset_name = match (&fp.preset, PRESETS.contains(&name)) {
+        (Some(p), _) => p.clone(),
+        (None, true) => name.to_string(),
+        (None, false) => bail!(
+            "[providers.{name}] needs `preset = ...` (one of {}) since '{name}' is not a preset",
+            PRESETS.join(", ")
+        ),
+    };
+    let mut p = preset(&preset_name).with_context(|| format!("[providers.{name}] preset"))?;
+    p.name = name.to_string();
+    if let Some(adapter) = fp.adapter {
+        p.adapter = guest_ref(&adapter, base_dir);
+    }
+    if let Some(url) = fp.base_url {
+        p.base_url = url;
+    }
+    if let Some(hosts) = fp.allowed_hosts {
+        p.allowed_hosts = hosts;
+    }
+    if let Some(env) = fp.api_key_env {
+        p.api_key_env = env;
+    }
+    if let Some(required) = fp.api_key_required {
+        p.api_key_required = required;
+    }
+    if let Some(model) = fp.model {
+        p.model = model;
+    }
+    if let Some(ms) = fp.stream_idle_timeout_ms {
+        p.stream_idle_timeout = stream_idle_timeout(name, ms)?;
+    }
+    if let Some(policy) = fp.retry_policy {
+        policy.check(name)?;
+        p.retry_policy = policy;
+    }
+    if !p.base_url.is_empty() {
+        p.base_url = normalize_base_url(name, &p.base_url)?;
+    }
+    Ok(p)
+}
+
+fn file_listener(index: usize, l: FileListener, base_dir: &Path) -> Result<ListenerConfig> {
+    let at = format!("[[listeners]] #{}", index + 1);
+    let guest = match (l.name, l.wasm) {
+        (Some(name), None) => GuestRef::Builtin(name),
+        (None, Some(path)) => GuestRef::File(base_dir.join(path)),
+        (Some(_), Some(_)) => bail!(
+            "{at} has both `name` and `wasm`: give `name` for a built-in listener or `wasm` for a file"
+        ),
+        (None, None) => bail!(
+            "{at} needs `name = \"llm-retry\"` (a built-in listener) or `wasm = \"path.wasm\"`"
+        ),
+    };
+    let config_json =
+        serde_json::to_string(&l.config.unwrap_or_default()).expect("TOML tables are JSON");
+    Ok(ListenerConfig { guest, config_json })
+}
+
+fn guest_ref(text: &str, base_dir: &Path) -> GuestRef {
+    if text.ends_with(".wasm") || text.contains('/') {
+        GuestRef::File(base_dir.join(text))
+    } else {
+        GuestRef::Builtin(text.to_string())
+    }
+}
 
 pub fn preset(name: &str) -> Result<ProviderConfig> {
     let base = |base_url: &str, key: &str, model: &str| ProviderConfig {
         name: name.to_string(),
-        adapter: AdapterRef::Builtin("openai".into()),
+        adapter: GuestRef::Builtin("openai".into()),
         base_url: base_url.to_string(),
+        allowed_hosts: Vec::new(),
         api_key_env: key.to_string(),
         api_key_required: true,
         model: model.to_string(),
         stream_idle_timeout: Duration::from_millis(DEFAULT_STREAM_IDLE_TIMEOUT_MS as u64),
+        retry_policy: RetryPolicy::default(),
     };
     match name {
-        "openai" => Ok(base("https://api.openai.com/v1", "OPENAI_API_KEY", "gpt-4o-mini")),
+        "openai" => Ok(base(
+            "https://api.openai.com/v1",
+            "OPENAI_API_KEY",
+            "gpt-4o-mini",
+        )),
         // Local and third-party servers speaking OpenAI's API; --base-url is required.
-        "openai-compatible" => Ok(ProviderConfig { api_key_required: false, ..base("", "OPENAI_API_KEY", "default") }),
-        other => bail!("unknown provider '{other}': the built-in providers are {}", PRESETS.join(", ")),
+        "openai-compatible" => Ok(ProviderConfig {
+            api_key_required: false,
+            ..base("", "OPENAI_API_KEY", "default")
+        }),
+        other => bail!(
+            "unknown provider '{other}': the built-in providers are {}",
+            PRESETS.join(", ")
+        ),
     }
 }
 
 /// Checks a base URL and returns it without trailing slash.
 pub fn normalize_base_url(provider: &str, url: &str) -> Result<String> {
     if url.is_empty() {
-        bail!("provider '{provider}' has no base URL: pass --base-url (for example http://127.0.0.1:8080/v1)");
+        bail!(
+            "provider '{provider}' has no base URL: pass --base-url (for example http://127.0.0.1:8080/v1)"
+        );
     }
-    let parsed = reqwest::Url::parse(url)
-        .map_err(|e| anyhow::anyhow!("provider '{provider}': base URL {url:?} is not a URL ({e})"))?;
+    let parsed = reqwest::Url::parse(url).map_err(|e| {
+        anyhow::anyhow!("provider '{provider}': base URL {url:?} is not a URL ({e})")
+    })?;
     if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
         bail!("provider '{provider}': base URL {url:?} must be http:// or https:// with a host");
     }
@@ -71,10 +386,14 @@ pub fn normalize_base_url(provider: &str, url: &str) -> Result<String> {
 pub fn stream_idle_timeout(provider: &str, ms: f64) -> Result<Duration> {
     let fix = "set a positive number of milliseconds, e.g. 300000 for five minutes";
     if ms.is_nan() || ms.is_infinite() {
-        bail!("provider '{provider}': stream_idle_timeout_ms is {ms}, which is not a finite number; {fix}");
+        bail!(
+            "provider '{provider}': stream_idle_timeout_ms is {ms}, which is not a finite number; {fix}"
+        );
     }
     if ms <= 0.0 {
-        bail!("provider '{provider}': stream_idle_timeout_ms is {ms}; the watchdog needs a positive timeout; {fix}");
+        bail!(
+            "provider '{provider}': stream_idle_timeout_ms is {ms}; the watchdog needs a positive timeout; {fix}"
+        );
     }
     if ms > MAX_STREAM_IDLE_TIMEOUT_MS {
         bail!(
@@ -86,38 +405,5 @@ pub fn stream_idle_timeout(provider: &str, ms: f64) -> Result<Duration> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn openai_preset_needs_no_file() {
-        let p = preset("openai").unwrap();
-        assert_eq!(p.base_url, "https://api.openai.com/v1");
-        assert_eq!(p.api_key_env, "OPENAI_API_KEY");
-        assert_eq!(p.adapter, AdapterRef::Builtin("openai".into()));
-        assert_eq!(p.stream_idle_timeout, Duration::from_secs(300));
-    }
-
-    #[test]
-    fn unknown_preset_lists_the_known_ones() {
-        let err = preset("opneai").unwrap_err().to_string();
-        assert!(err.contains("unknown provider 'opneai'") && err.contains("openai-compatible"), "{err}");
-    }
-
-    #[test]
-    fn base_url_is_checked_and_normalized() {
-        assert_eq!(normalize_base_url("p", "http://127.0.0.1:9/v1/").unwrap(), "http://127.0.0.1:9/v1");
-        assert!(normalize_base_url("p", "").unwrap_err().to_string().contains("--base-url"));
-        assert!(normalize_base_url("p", "ftp://x/v1").unwrap_err().to_string().contains("http://"));
-        assert!(normalize_base_url("p", "not a url").unwrap_err().to_string().contains("not a URL"));
-    }
-
-    #[test]
-    fn idle_timeout_refuses_nonsense() {
-        assert_eq!(stream_idle_timeout("p", 1500.0).unwrap(), Duration::from_millis(1500));
-        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e12] {
-            let err = stream_idle_timeout("p", bad).unwrap_err().to_string();
-            assert!(err.contains("stream_idle_timeout_ms") && err.contains("provider 'p'"), "{bad}: {err}");
-        }
-    }
-}
+#[path = "config_tests.rs"]
+mod tests;

@@ -1,140 +1,317 @@
 //! `dsh-host demo`: the embedded mock provider on an ephemeral loopback port, a built-in script, and
-//! sessions run against it through the real adapter, transport and log. No network, no key.
+//! one session run against it through the real adapter, transport, recovery waterfall and log. Each
+//! turn meets one kind of failure and recovers from it; the last shows a failure that must not be
+//! retried. No network, no key.
 
-use crate::adapter::Adapter;
-use crate::config::{self, AdapterRef};
+use crate::attempt::StreamEvent;
+use crate::config::{self, Config, RetryPolicy};
 use crate::log::{Event, SessionStore};
 use crate::mock::{MockScript, MockServer};
-use crate::session::{Provider, Session, StreamEvent, TurnError, default_engine};
-use crate::transport::Transport;
+use crate::runtime::Runtime;
+use crate::session::{Session, TurnError, default_engine};
 use anyhow::Result;
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::Arc;
 
-/// One scripted scene: what the user asks, and what the mock answers.
+/// One turn of the demo: what the user asks, what goes wrong first, how it must end.
 struct Scene {
-    title: &'static str,
     prompt: &'static str,
-    /// The canonical code the host must end with (`None`: a successful answer).
-    expect: Option<&'static str>,
+    trouble: &'static str,
+    /// The failure code the turn must recover from (`None`: it must fail for good).
+    recovers_from: Option<&'static str>,
+    /// For a turn that must fail: the code it fails with.
+    fails_with: Option<&'static str>,
 }
 
 const SCENES: &[Scene] = &[
-    Scene { title: "a streamed answer", prompt: "Say hello.", expect: None },
-    Scene { title: "rate limited, with retry-after", prompt: "Are you busy?", expect: Some("RATE_LIMITED") },
-    Scene { title: "server error", prompt: "Try again.", expect: Some("SERVER_ERROR") },
-    Scene { title: "connection reset mid-stream", prompt: "Tell me a story.", expect: Some("NETWORK") },
-    Scene { title: "stream cut without a finish", prompt: "Count to ten.", expect: Some("STREAM_TRUNCATED") },
-    Scene { title: "an empty completion", prompt: "Anything?", expect: Some("EMPTY_RESPONSE") },
-    Scene { title: "context window exceeded", prompt: "Summarise this book.", expect: Some("CONTEXT_WINDOW_EXCEEDED") },
-    Scene { title: "an error inside a 200 stream", prompt: "Go on.", expect: Some("OVERLOADED") },
+    Scene {
+        prompt: "Say hello.",
+        trouble: "a 429 with retry-after: 1",
+        recovers_from: Some("RATE_LIMITED"),
+        fails_with: None,
+    },
+    Scene {
+        prompt: "What is a retry?",
+        trouble: "a 500 server error",
+        recovers_from: Some("SERVER_ERROR"),
+        fails_with: None,
+    },
+    Scene {
+        prompt: "Tell me a story.",
+        trouble: "the connection reset mid-stream",
+        recovers_from: Some("NETWORK"),
+        fails_with: None,
+    },
+    Scene {
+        prompt: "Anything else?",
+        trouble: "an empty completion",
+        recovers_from: Some("EMPTY_RESPONSE"),
+        fails_with: None,
+    },
+    Scene {
+        prompt: "Now summarise everything.",
+        trouble: "the context window overflows",
+        recovers_from: Some("CONTEXT_WINDOW_EXCEEDED"),
+        fails_with: None,
+    },
+    Scene {
+        prompt: "One more?",
+        trouble: "the key is rejected (401): never retried",
+        recovers_from: None,
+        fails_with: Some("AUTH"),
+    },
 ];
 
-/// The mock's answers, one step per scene, in order.
+/// The mock's answers, one step per attempt, in order.
 pub const DEMO_SCRIPT: &str = r#"{
   "steps": [
-    { "completion": { "text": ["Hello", " from the", " mock provider", "!"], "delay_ms": 40,
-                      "usage": { "prompt_tokens": 9, "completion_tokens": 6 } } },
-    { "status": 429, "headers": { "retry-after": "2", "x-request-id": "req_demo_429" },
+    { "status": 429, "headers": { "retry-after": "1", "x-request-id": "req_demo_429" },
       "body": "{\"error\":{\"message\":\"Rate limit reached for requests per min (RPM): Limit 3, Used 3, Requested 1.\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}" },
+    { "completion": { "text": ["Hello", " from the", " mock provider", "!"], "delay_ms": 30,
+                      "usage": { "prompt_tokens": 9, "completion_tokens": 6 } } },
+
     { "status": 500, "headers": { "x-request-id": "req_demo_500" },
       "body": "{\"error\":{\"message\":\"The server had an error processing your request. Sorry about that!\",\"type\":\"server_error\",\"code\":null}}" },
+    { "completion": { "text": ["A retry", " is a second", " attempt", " after a failure."], "delay_ms": 30 } },
+
     { "completion": { "text": ["Once upon", " a time", " there was", " a stream", " that never ended"], "delay_ms": 30 },
       "reset_after_bytes": 420 },
-    { "events": [ { "data": { "choices": [ { "index": 0, "delta": { "content": "One, two," }, "finish_reason": null } ] } } ] },
+    { "completion": { "text": ["Once upon", " a time,", " a stream", " was retried", " and ended well."], "delay_ms": 30 } },
+
     { "completion": { "text": [], "finish": "stop" } },
+    { "completion": { "text": ["Nothing", " else", " for now."], "delay_ms": 30 } },
+
     { "status": 400,
       "body": "{\"error\":{\"message\":\"This model's maximum context length is 8192 tokens. However, your messages resulted in 9001 tokens. Please reduce the length of the messages.\",\"type\":\"invalid_request_error\",\"param\":\"messages\",\"code\":\"context_length_exceeded\"}}" },
-    { "events": [
-        { "data": { "choices": [ { "index": 0, "delta": { "content": "Going" }, "finish_reason": null } ] } },
-        { "data": { "error": { "message": "That model is currently overloaded with other requests.", "type": "server_error", "code": null } }, "delay_ms": 30 }
-      ], "done": true }
+    { "completion": { "text": ["We", " talked", " about", " retries."], "delay_ms": 30 } },
+
+    { "status": 401,
+      "body": "{\"error\":{\"message\":\"Incorrect API key provided: demo-key.\",\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\"}}" }
   ]
 }"#;
 
 pub async fn run(sessions_dir: &Path) -> Result<ExitCode> {
-    let script = MockScript::from_json_str(DEMO_SCRIPT)?;
-    let mock = MockServer::start(script, ([127, 0, 0, 1], 0).into()).await?;
-    let engine = default_engine()?;
-    let mut cfg = config::preset("openai-compatible")?;
-    cfg.name = "mock".into();
-    cfg.base_url = mock.base_url();
-    cfg.model = "mock-model".into();
-    cfg.adapter = AdapterRef::Builtin("openai".into());
-    let adapter = Arc::new(Adapter::load(&engine, &crate::cli::adapter_source(&cfg.adapter)?).await?);
-    let provider = Arc::new(Provider::new(cfg, adapter, Some("demo-key".into())));
+    let mock = MockServer::start(
+        MockScript::from_json_str(DEMO_SCRIPT)?,
+        ([127, 0, 0, 1], 0).into(),
+    )
+    .await?;
+    let mut provider = config::preset("openai-compatible")?;
+    provider.name = "mock".into();
+    provider.base_url = mock.base_url();
+    provider.model = "mock-model".into();
+    // Short delays, so the whole demo takes seconds.
+    provider.retry_policy = RetryPolicy {
+        initial_delay_ms: 250,
+        max_delay_ms: 5_000,
+        ..RetryPolicy::default()
+    };
+    let runtime = Runtime::new(Config::builtin(), default_engine()?, None).await?;
+    let deps = runtime.deps(runtime.provider(provider).await?);
     let store = SessionStore::open(sessions_dir)?;
-    let transport = Transport::new()?;
+    let mut session = Session::start(
+        deps,
+        store.create()?,
+        Some("You are a helpful assistant.".into()),
+    )?;
 
-    println!("dsh-host demo: the embedded mock provider at {}, the built-in openai adapter", mock.base_url());
-    println!("session logs in {}\n", store.path().display());
-    let mut surprises = 0;
+    println!(
+        "dsh-host demo: the embedded mock provider at {}",
+        mock.base_url()
+    );
+    println!(
+        "adapter: built-in openai; recovery listeners: {}",
+        runtime.recovery.listener_names().join(" → ")
+    );
+    println!(
+        "session {} (log in {})\n",
+        session.id(),
+        store.path().display()
+    );
+
+    let mut surprises = Vec::new();
+    let mut seen = 0;
     for (i, scene) in SCENES.iter().enumerate() {
-        println!("── {}. {} ──", i + 1, scene.title);
+        println!("── turn {}: {} ──", i + 1, scene.trouble);
         println!("user> {}", scene.prompt);
-        let mut session = Session::start(provider.clone(), transport.clone(), store.create()?, None)?;
         let mut printed = false;
         let mut sink = |event: StreamEvent| {
-            if let StreamEvent::Text(text) = event {
-                if !printed {
-                    print!("assistant> ");
-                    printed = true;
+            match event {
+                StreamEvent::Text(text) => {
+                    if !printed {
+                        print!("assistant> ");
+                        printed = true;
+                    }
+                    print!("{text}");
                 }
-                print!("{text}");
-                use std::io::Write;
-                let _ = std::io::stdout().flush();
+                StreamEvent::Retrying {
+                    code,
+                    retry,
+                    delay_ms,
+                    policy_key,
+                } => {
+                    if printed {
+                        println!("  ✗ (cut off)");
+                        printed = false;
+                    }
+                    println!("  ↻ {code}: {policy_key} retry {retry} in {delay_ms} ms");
+                }
+                StreamEvent::Reasoning(_) => {}
             }
+            let _ = std::io::stdout().flush();
         };
         let outcome = session.run_turn(scene.prompt, &mut sink).await;
         if printed {
             println!();
         }
-        let got = match &outcome {
-            Ok(_) => None,
-            Err(TurnError::Failed(f)) => {
-                println!("failure: {f}");
-                Some(f.code.as_str())
+        let events = store.read(session.id())?.events;
+        for event in &events[seen..] {
+            if event.kind != "turn/start" {
+                println!("    {}", describe_event(event));
             }
-            Err(TurnError::Host(e)) => return Err(anyhow::anyhow!("{e:#}")),
-        };
-        if got != scene.expect {
-            surprises += 1;
-            println!("!! expected {:?}, got {:?}", scene.expect, got);
         }
-        println!("timeline of session {}:", session.id());
-        for event in store.read(session.id())?.events {
-            println!("  {}", describe_event(&event));
+        seen = events.len();
+        let retried: Vec<&str> = events
+            .iter()
+            .filter(|e| e.kind == "llm/retry" && e.data["turn"] == (i + 1) as u64)
+            .filter_map(|e| e.data["code"].as_str())
+            .collect();
+        match (&outcome, scene.recovers_from, scene.fails_with) {
+            (Ok(_), Some(code), _) if retried == [code] => {}
+            (Err(TurnError::Failed(f)), None, Some(code))
+                if f.code == code && retried.is_empty() =>
+            {
+                println!("failure: {f}");
+            }
+            (Err(TurnError::Host(e)), _, _) => return Err(anyhow::anyhow!("{e:#}")),
+            _ => surprises.push(format!(
+                "turn {}: {:?} after retries {:?}",
+                i + 1,
+                outcome.as_ref().err().map(|e| e.to_string()),
+                retried
+            )),
         }
         println!();
     }
     mock.shutdown().await;
-    if surprises > 0 {
-        println!("{surprises} scene(s) did not end as expected");
+    println!(
+        "the conversation now holds {} messages (compaction dropped the oldest exchanges)",
+        session.messages().len()
+    );
+    println!(
+        "full timeline: dsh-host log {} --sessions {}",
+        session.id(),
+        store.path().display()
+    );
+    if !surprises.is_empty() {
+        println!(
+            "{} turn(s) did not end as expected:\n  {}",
+            surprises.len(),
+            surprises.join("\n  ")
+        );
         return Ok(ExitCode::from(crate::cli::EXIT_TURN_FAILED));
     }
-    println!("every scene ended as expected: each failure arrived as one canonical code");
+    println!(
+        "every failure arrived as one canonical code; each retryable one was recovered, the rest were not retried"
+    );
     Ok(ExitCode::SUCCESS)
 }
 
-/// One readable line per event, for `dsh-host log` and the demo.
+/// One readable line per event, for `dsh-host log` and the demo: what happened and why.
 pub fn describe_event(event: &Event) -> String {
     let d = &event.data;
-    let s = |k: &str| d.get(k).map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())).unwrap_or_default();
+    let s = |k: &str| {
+        d.get(k)
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| v.to_string())
+            })
+            .unwrap_or_default()
+    };
+    let failure = |v: Option<&serde_json::Value>| {
+        let f = v.cloned().unwrap_or_default();
+        let code = f
+            .get("code")
+            .and_then(|c| c.as_str())
+            .unwrap_or("?")
+            .to_string();
+        let msg = f.get("message").and_then(|c| c.as_str()).unwrap_or("");
+        let status = f
+            .get("status")
+            .map(|s| format!(" (HTTP {s})"))
+            .unwrap_or_default();
+        let hint = f
+            .get("provider_retry_after_ms")
+            .map(|ms| format!(" [provider: retry after {ms} ms]"))
+            .unwrap_or_default();
+        format!("{code}{status}: {msg}{hint}")
+    };
     let detail = match event.kind.as_str() {
-        "session/start" => format!("provider {} model {} via adapter {}", s("provider"), s("model"), s("adapter")),
+        "session/start" => format!(
+            "provider {} model {} via adapter {}",
+            s("provider"),
+            s("model"),
+            s("adapter")
+        ),
+        "session/resumed" => format!("resumed (unfinished turn: {})", s("unfinished_turn")),
         "turn/start" => format!("turn {}: user says {:?}", s("turn"), s("user")),
-        "llm/request" => format!("turn {} step {} attempt {}: request to {} ({} messages)", s("turn"), s("step"), s("attempt"), s("provider"), s("messages")),
-        "llm/response" => format!("answer: {} characters, finish {}", s("text_chars"), s("finish_reason")),
-        "llm/failure" | "llm/error" => {
-            let f = d.get("failure").cloned().unwrap_or_default();
-            let code = f.get("code").and_then(|c| c.as_str()).unwrap_or("?");
-            let msg = f.get("message").and_then(|c| c.as_str()).unwrap_or("");
-            let status = f.get("status").map(|s| format!(" HTTP {s}")).unwrap_or_default();
-            format!("{code}{status}: {msg}")
+        "llm/request" => format!(
+            "attempt {} of turn {}: {} messages to {}",
+            s("attempt"),
+            s("turn"),
+            s("messages"),
+            s("provider")
+        ),
+        "llm/response" => format!(
+            "answer: {} characters, finish {}",
+            s("text_chars"),
+            s("finish_reason")
+        ),
+        "llm/failure" => failure(d.get("failure")),
+        "llm/retry" => {
+            let compacted = match (
+                d.get("messages_before"),
+                d.get("messages").and_then(|m| m.as_array()),
+            ) {
+                (Some(before), Some(after)) => format!(
+                    ", conversation compacted from {before} to {} messages",
+                    after.len()
+                ),
+                _ => String::new(),
+            };
+            format!(
+                "{} decides: retry {} of {} in {} ms{compacted} (durable before the wait)",
+                s("listener"),
+                s("retry"),
+                s("code"),
+                s("delay_ms")
+            )
         }
-        "turn/end" => format!("turn {} {}{}", s("turn"), s("outcome"), d.get("code").map(|c| format!(" ({})", c.as_str().unwrap_or(""))).unwrap_or_default()),
+        "llm/retry-started" => format!(
+            "waited; retry {} ({}) starts on a fresh adapter instance",
+            s("retry"),
+            s("policy_key")
+        ),
+        "llm/error" => format!("no retry: {} ({})", s("reason"), failure(d.get("failure"))),
+        "recovery/listener-fault" => format!(
+            "listener {} faulted and was skipped: {}",
+            s("listener"),
+            failure(d.get("failure"))
+        ),
+        "turn/end" => format!(
+            "turn {} {}{}",
+            s("turn"),
+            s("outcome"),
+            d.get("code")
+                .map(|c| format!(" ({})", c.as_str().unwrap_or("")))
+                .unwrap_or_default()
+        ),
         _ => serde_json::to_string(d).unwrap_or_default(),
     };
-    format!("#{:<3} {} {:<14} {}", event.seq, event.ts, event.kind, detail)
+    format!(
+        "#{:<3} {} {:<17} {}",
+        event.seq, event.ts, event.kind, detail
+    )
 }

@@ -3,6 +3,7 @@
 //!
 //! Nothing here knows what an adapter or a listener is; `adapter` and (later) `listener` build on it.
 
+use crate::guests::GuestSource;
 use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 use std::hash::{Hash, Hasher};
@@ -10,8 +11,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
-use wasmtime::component::{Component, ResourceTable};
-use wasmtime::{Config, Engine, ResourceLimiter, Store, StoreLimits, StoreLimitsBuilder, UpdateDeadline};
+use wasmtime::component::{Component, InstancePre, Linker, ResourceTable};
+use wasmtime::{
+    Config, Engine, ResourceLimiter, Store, StoreLimits, StoreLimitsBuilder, UpdateDeadline,
+};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
@@ -82,7 +85,10 @@ impl GuestState {
 
 impl WasiView for GuestState {
     fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
     }
 }
 
@@ -131,7 +137,14 @@ impl GuestEngine {
             .context("starting the epoch ticker thread")?;
 
         let cache = cache_dir.map(|dir| CompileCache::new(dir, &engine));
-        Ok(GuestEngine { inner: Arc::new(EngineInner { engine, cache, limits, ticker_stop }) })
+        Ok(GuestEngine {
+            inner: Arc::new(EngineInner {
+                engine,
+                cache,
+                limits,
+                ticker_stop,
+            }),
+        })
     }
 
     pub fn engine(&self) -> &Engine {
@@ -150,22 +163,57 @@ impl GuestEngine {
                  build the guest for wasm32-wasip2 or point --adapter at its .wasm output"
             );
         }
-        if let Some(cache) = &self.inner.cache {
-            if let Some(component) = cache.load(&self.inner.engine, bytes) {
-                return Ok(component);
-            }
+        if let Some(cache) = &self.inner.cache
+            && let Some(component) = cache.load(&self.inner.engine, bytes)
+        {
+            return Ok(component);
         }
         let compiled = self.inner.engine.precompile_component(bytes).map_err(|e| {
-            anyhow::anyhow!("{origin} is not a valid WebAssembly component: {}", root_cause(&e))
+            anyhow::anyhow!(
+                "{origin} is not a valid WebAssembly component: {}",
+                root_cause(&e)
+            )
         })?;
-        if let Some(cache) = &self.inner.cache {
-            if let Err(e) = cache.store(bytes, &compiled) {
-                tracing::warn!("could not write the compiled-code cache: {e:#}");
-            }
+        if let Some(cache) = &self.inner.cache
+            && let Err(e) = cache.store(bytes, &compiled)
+        {
+            tracing::warn!("could not write the compiled-code cache: {e:#}");
         }
         // SAFETY: `compiled` was produced just now by this very engine.
-        unsafe { Component::deserialize(&self.inner.engine, &compiled) }
-            .map_err(|e| anyhow::anyhow!("loading the code just compiled for {origin}: {}", root_cause(&e)))
+        unsafe { Component::deserialize(&self.inner.engine, &compiled) }.map_err(|e| {
+            anyhow::anyhow!(
+                "loading the code just compiled for {origin}: {}",
+                root_cause(&e)
+            )
+        })
+    }
+
+    /// Loads a guest for `world`: compiles it (or takes it from the cache), checks that it exports
+    /// the world's interface at this host's version, and links its WASI imports with nothing
+    /// granted. Returns the guest's origin (for messages) and its `InstancePre`.
+    pub fn prepare(
+        &self,
+        source: &GuestSource,
+        world: &WorldSpec,
+    ) -> Result<(String, InstancePre<GuestState>)> {
+        let origin = source.origin();
+        let bytes = source.read()?;
+        let component = self.compile(&origin, &bytes)?;
+        world.check(self.engine(), &component, &origin)?;
+
+        let mut linker: Linker<GuestState> = Linker::new(self.engine());
+        // Rust guests import WASI (stdio, environment, exit) even when they never use it; the context
+        // behind these imports grants nothing (see `GuestState::new`).
+        wasmtime_wasi::p2::add_to_linker_async(&mut linker)
+            .map_err(|e| anyhow::anyhow!("linking WASI: {}", root_cause(&e)))?;
+        let instance_pre = linker.instantiate_pre(&component).map_err(|e| {
+            anyhow::anyhow!(
+                "{origin} cannot be loaded: {}. dsh-host offers guests only WASI 0.2 with nothing \
+                 granted (no network, no files, no environment); rebuild the guest without that import",
+                root_cause(&e)
+            )
+        })?;
+        Ok((origin, instance_pre))
     }
 
     /// A fresh store for one attempt, with its memory cap and CPU deadline armed.
@@ -176,7 +224,8 @@ impl GuestEngine {
         let limits = &self.inner.limits;
         let mut store = Store::new(&self.inner.engine, GuestState::new(limits));
         store.limiter(GuestState::limiter);
-        let budget_ticks = (limits.call_deadline.as_millis() / EPOCH_TICK.as_millis()).max(1) as u64;
+        let budget_ticks =
+            (limits.call_deadline.as_millis() / EPOCH_TICK.as_millis()).max(1) as u64;
         let mut spent = 0u64;
         store.set_epoch_deadline(1);
         store.epoch_deadline_callback(move |_| {
@@ -188,6 +237,71 @@ impl GuestEngine {
             }
         });
         store
+    }
+}
+
+/// A world of the dsh:llm contract, as far as loading needs to know it.
+pub struct WorldSpec {
+    pub world: &'static str,
+    /// The interface a component of this world exports, with the version this host speaks.
+    pub export: &'static str,
+    /// What to do with a component that is not of this world.
+    pub use_instead: &'static str,
+}
+
+/// The package's interfaces, to recognise a component of the other world.
+const KNOWN_EXPORTS: &[(&str, &str)] = &[
+    (
+        "dsh:llm/adapter@",
+        "a provider adapter (world provider-adapter)",
+    ),
+    (
+        "dsh:llm/listener@",
+        "a recovery listener (world recovery-listener)",
+    ),
+];
+
+impl WorldSpec {
+    /// Names exactly what is wrong when a component does not export this world at this version.
+    pub fn check(&self, engine: &Engine, component: &Component, origin: &str) -> Result<()> {
+        let exports: Vec<String> = component
+            .component_type()
+            .exports(engine)
+            .map(|(name, _)| name.to_string())
+            .collect();
+        if exports.iter().any(|e| e == self.export) {
+            return Ok(());
+        }
+        let unversioned = self.export.split('@').next().unwrap_or(self.export);
+        if let Some(other) = exports
+            .iter()
+            .find(|e| e.split('@').next() == Some(unversioned))
+        {
+            anyhow::bail!(
+                "{origin} was built for {other}, but this dsh-host speaks {}; rebuild it against the \
+                 wit/ directory of this release",
+                self.export
+            );
+        }
+        for (prefix, what) in KNOWN_EXPORTS {
+            if exports.iter().any(|e| e.starts_with(prefix)) {
+                anyhow::bail!(
+                    "{origin} is {what}, not what is needed here (world {}); {}",
+                    self.world,
+                    self.use_instead
+                );
+            }
+        }
+        let listed = if exports.is_empty() {
+            "nothing".to_string()
+        } else {
+            exports.join(", ")
+        };
+        anyhow::bail!(
+            "{origin} is not of world {}: it must export {} (see wit/), but it exports {listed}",
+            self.world,
+            self.export
+        )
     }
 }
 
@@ -208,7 +322,8 @@ impl CompileCache {
 
     fn path_for(&self, bytes: &[u8]) -> PathBuf {
         let digest = hex::encode(Sha256::digest(bytes));
-        self.dir.join(format!("{}-{}.cwasm", &digest[..32], self.engine_key))
+        self.dir
+            .join(format!("{}-{}.cwasm", &digest[..32], self.engine_key))
     }
 
     fn load(&self, engine: &Engine, bytes: &[u8]) -> Option<Component> {
@@ -223,7 +338,11 @@ impl CompileCache {
         match unsafe { Component::deserialize(engine, &compiled) } {
             Ok(component) => Some(component),
             Err(e) => {
-                tracing::warn!("ignoring unusable cached code {}: {}", path.display(), root_cause(&e));
+                tracing::warn!(
+                    "ignoring unusable cached code {}: {}",
+                    path.display(),
+                    root_cause(&e)
+                );
                 let _ = std::fs::remove_file(&path);
                 None
             }
@@ -237,7 +356,8 @@ impl CompileCache {
         // Write then rename: a crash never leaves a half-written file under the final name.
         let tmp = path.with_extension(format!("tmp{}", std::process::id()));
         std::fs::write(&tmp, compiled).with_context(|| format!("writing {}", tmp.display()))?;
-        std::fs::rename(&tmp, &path).with_context(|| format!("renaming into {}", path.display()))?;
+        std::fs::rename(&tmp, &path)
+            .with_context(|| format!("renaming into {}", path.display()))?;
         Ok(())
     }
 }
@@ -274,7 +394,11 @@ pub fn root_cause(error: &wasmtime::Error) -> String {
             return describe_trap(*trap);
         }
     }
-    error.chain().last().map(|c| c.to_string()).unwrap_or_else(|| error.to_string())
+    error
+        .chain()
+        .last()
+        .map(|c| c.to_string())
+        .unwrap_or_else(|| error.to_string())
 }
 
 fn describe_trap(trap: wasmtime::Trap) -> String {
@@ -282,7 +406,9 @@ fn describe_trap(trap: wasmtime::Trap) -> String {
     match trap {
         Trap::Interrupt => "exceeded its CPU time limit per call and was stopped".into(),
         Trap::StackOverflow => "overflowed its stack".into(),
-        Trap::UnreachableCodeReached => "trapped (unreachable code reached: usually a panic or abort in the guest)".into(),
+        Trap::UnreachableCodeReached => {
+            "trapped (unreachable code reached: usually a panic or abort in the guest)".into()
+        }
         Trap::MemoryOutOfBounds => "trapped: out-of-bounds memory access".into(),
         Trap::AllocationTooLarge => "exceeded its memory limit".into(),
         other => format!("trapped: {other}"),

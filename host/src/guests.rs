@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 /// Where a guest's bytes come from.
 #[derive(Debug, Clone)]
 pub enum GuestSource {
-    Embedded { name: &'static str, bytes: &'static [u8] },
+    Embedded {
+        name: &'static str,
+        bytes: &'static [u8],
+    },
     File(PathBuf),
 }
 
@@ -37,7 +40,10 @@ impl GuestSource {
 /// The built-in adapters, by provider adapter name.
 pub fn builtin_adapter(name: &str) -> Option<GuestSource> {
     match name {
-        "openai" => Some(GuestSource::Embedded { name: "openai", bytes: OPENAI }),
+        "openai" => Some(GuestSource::Embedded {
+            name: "openai",
+            bytes: OPENAI,
+        }),
         _ => None,
     }
 }
@@ -45,4 +51,27 @@ pub fn builtin_adapter(name: &str) -> Option<GuestSource> {
 /// Names of the built-in adapters, for error messages.
 pub const BUILTIN_ADAPTERS: &[&str] = &["openai"];
 
+/// The built-in recovery listeners, by name.
+pub fn builtin_listener(name: &str) -> Option<GuestSource> {
+    match name {
+        "llm-retry" => Some(GuestSource::Embedded {
+            name: "llm-retry",
+            bytes: LLM_RETRY,
+        }),
+        "compaction-basic" => Some(GuestSource::Embedded {
+            name: "compaction-basic",
+            bytes: COMPACTION_BASIC,
+        }),
+        _ => None,
+    }
+}
+
+pub const BUILTIN_LISTENERS: &[&str] = &["compaction-basic", "llm-retry"];
+
 static OPENAI: &[u8] = include_bytes!(concat!(env!("DSH_GUEST_DIR"), "/dsh_guest_openai.wasm"));
+static LLM_RETRY: &[u8] =
+    include_bytes!(concat!(env!("DSH_GUEST_DIR"), "/dsh_guest_llm_retry.wasm"));
+static COMPACTION_BASIC: &[u8] = include_bytes!(concat!(
+    env!("DSH_GUEST_DIR"),
+    "/dsh_guest_compaction_basic.wasm"
+));

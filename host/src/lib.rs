@@ -4,13 +4,18 @@
 //! see `docs/ARCHITECTURE.md` for the map.
 
 pub mod adapter;
+pub mod attempt;
 pub mod cli;
 pub mod config;
 pub mod demo;
 pub mod engine;
 pub mod failure;
 pub mod guests;
+pub mod listener;
 pub mod log;
 pub mod mock;
+pub mod recovery;
+pub mod resume;
+pub mod runtime;
 pub mod session;
 pub mod transport;

@@ -1,58 +1,19 @@
 //! A session: a conversation with one provider, run turn by turn, every step written to the session
-//! log. An attempt is: plan (adapter) → send (transport) → classify or decode (adapter) → the checks
-//! only the host can make (truncation, empty completion).
+//! log, every failure put through the recovery waterfall. The log is the source of truth: the retry
+//! count is read from it, and `resume` rebuilds a session from it.
 
-use crate::adapter::{
-    Adapter, Chunk, CompletionRequest, Endpoint, FinishKind, Message, Role, ToolCall, Usage,
-};
-use crate::config::ProviderConfig;
+use crate::adapter::{CompletionRequest, Message, Role};
+use crate::attempt::{Completion, Provider, StreamEvent, run_attempt};
 use crate::engine::GuestEngine;
 use crate::failure::LlmFailure;
-use crate::log::SessionLog;
-use crate::transport::{Destination, Transport};
+use crate::listener::EarlierRetry;
+use crate::log::{SessionLog, SessionRead};
+use crate::recovery::{AbortSignal, FailureFacts, Recovery, Verdict};
+use crate::resume::{Rebuilt, RetryRecord, UnfinishedTurn, drop_failed_user_message, rebuild};
+use crate::transport::Transport;
 use serde_json::json;
 use std::sync::Arc;
-
-/// What the caller sees while a turn streams.
-#[derive(Debug, Clone, PartialEq)]
-pub enum StreamEvent {
-    Text(String),
-    Reasoning(String),
-}
-
-/// A provider ready to serve attempts: its config, its loaded adapter, its key.
-pub struct Provider {
-    pub config: ProviderConfig,
-    pub adapter: Arc<Adapter>,
-    credential: Option<String>,
-}
-
-impl Provider {
-    pub fn new(config: ProviderConfig, adapter: Arc<Adapter>, credential: Option<String>) -> Self {
-        Provider { config, adapter, credential: credential.filter(|k| !k.is_empty()) }
-    }
-
-    fn destination(&self) -> Destination {
-        Destination {
-            provider: self.config.name.clone(),
-            credential: self.credential.clone(),
-            credential_source: format!("the environment variable {}", self.config.api_key_env),
-            credential_required: self.config.api_key_required,
-            idle_timeout: self.config.stream_idle_timeout,
-        }
-    }
-}
-
-/// The successful result of one attempt.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Completion {
-    pub text: String,
-    pub reasoning: String,
-    pub tool_calls: Vec<ToolCall>,
-    pub usage: Option<Usage>,
-    pub finish_reason: Option<String>,
-    pub truncated_by_length: bool,
-}
+use std::time::{Duration, SystemTime};
 
 /// Why a turn did not complete: the provider/adapter failed (a canonical failure), or the host itself
 /// could not do its job (the log could not be written). Kept apart so callers never mistake one for
@@ -65,38 +26,96 @@ pub enum TurnError {
     Host(#[from] anyhow::Error),
 }
 
+/// What a session needs from the process: shared, cheap to clone.
+#[derive(Clone)]
+pub struct SessionDeps {
+    pub provider: Arc<Provider>,
+    pub transport: Transport,
+    pub recovery: Arc<Recovery>,
+}
+
 pub struct Session {
-    provider: Arc<Provider>,
-    transport: Transport,
+    deps: SessionDeps,
     log: SessionLog,
     messages: Vec<Message>,
     turn: u32,
+    retries: Vec<RetryRecord>,
+    abort: AbortSignal,
+}
+
+/// A retry decided and logged, whose wait has not ended yet.
+struct PendingRetry {
+    record: RetryRecord,
+    wait: Duration,
 }
 
 impl Session {
     /// Starts a session and writes its first event.
     pub fn start(
-        provider: Arc<Provider>,
-        transport: Transport,
+        deps: SessionDeps,
         mut log: SessionLog,
         system: Option<String>,
     ) -> anyhow::Result<Self> {
+        let p = &deps.provider;
         log.append(
             "session/start",
             json!({
-                "provider": provider.config.name,
-                "model": provider.config.model,
-                "base_url": provider.config.base_url,
-                "adapter": provider.adapter.name(),
-                "adapter_origin": provider.adapter.origin(),
+                "provider": p.config.name,
+                "model": p.config.model,
+                "base_url": p.config.base_url,
+                "adapter": p.adapter.name(),
+                "adapter_origin": p.adapter.origin(),
+                "listeners": deps.recovery.listener_names(),
+                "system": system,
                 "host_version": env!("CARGO_PKG_VERSION"),
             }),
         )?;
-        let mut messages = Vec::new();
-        if let Some(system) = system {
-            messages.push(Message::new(Role::System, system));
-        }
-        Ok(Session { provider, transport, log, messages, turn: 0 })
+        let messages = system
+            .map(|s| Message::new(Role::System, s))
+            .into_iter()
+            .collect();
+        Ok(Session {
+            deps,
+            log,
+            messages,
+            turn: 0,
+            retries: Vec::new(),
+            abort: AbortSignal::default(),
+        })
+    }
+
+    /// Continues a session from its log (see [`crate::log::SessionStore::reopen`]). Returns the
+    /// session and the turn the process did not finish, if any, for [`Session::continue_turn`].
+    pub fn resume(
+        deps: SessionDeps,
+        mut log: SessionLog,
+        read: &SessionRead,
+    ) -> anyhow::Result<(Self, Option<UnfinishedTurn>)> {
+        let Rebuilt {
+            messages,
+            turn,
+            retries,
+            unfinished,
+            ..
+        } = rebuild(&read.events, SystemTime::now())?;
+        log.append(
+            "session/resumed",
+            json!({
+                "unfinished_turn": unfinished.as_ref().map(|t| t.turn),
+                "torn_tail": read.torn_tail,
+                "provider": deps.provider.config.name,
+                "model": deps.provider.config.model,
+            }),
+        )?;
+        let session = Session {
+            deps,
+            log,
+            messages,
+            turn,
+            retries,
+            abort: AbortSignal::default(),
+        };
+        Ok((session, unfinished))
     }
 
     pub fn id(&self) -> &str {
@@ -107,6 +126,11 @@ impl Session {
         &self.messages
     }
 
+    /// The session's stop button: aborts the request or the backoff in flight (as `ABORTED`).
+    pub fn abort_signal(&self) -> AbortSignal {
+        self.abort.clone()
+    }
+
     /// Runs one user turn to completion or failure, streaming text to `sink`.
     pub async fn run_turn(
         &mut self,
@@ -115,204 +139,208 @@ impl Session {
     ) -> Result<Completion, TurnError> {
         self.turn += 1;
         let turn = self.turn;
-        self.log.append("turn/start", json!({"turn": turn, "user": user}))?;
+        self.log
+            .append("turn/start", json!({"turn": turn, "user": user}))?;
         self.messages.push(Message::new(Role::User, user));
+        self.run_step(turn, 1, 0, None, sink).await
+    }
 
-        let step = 1;
-        let attempt = 1;
-        let request = CompletionRequest {
-            model: self.provider.config.model.clone(),
-            messages: self.messages.clone(),
-            tools: Vec::new(),
-            max_tokens: None,
-            temperature: None,
-        };
+    /// Finishes a turn that a dead process left open, continuing its retry count and its wait.
+    pub async fn continue_turn(
+        &mut self,
+        open: UnfinishedTurn,
+        sink: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<Completion, TurnError> {
+        let pending = open
+            .pending_retry
+            .map(|(record, wait)| PendingRetry { record, wait });
+        self.run_step(open.turn, open.step, open.attempts, pending, sink)
+            .await
+    }
+
+    async fn run_step(
+        &mut self,
+        turn: u32,
+        step: u32,
+        mut attempts: u32,
+        mut pending: Option<PendingRetry>,
+        sink: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<Completion, TurnError> {
+        let provider = self.deps.provider.clone();
+        let provider_name = provider.config.name.clone();
+        loop {
+            if let Some(PendingRetry { record, wait }) = pending.take() {
+                if !self.abort.sleep(wait).await {
+                    let failure = LlmFailure::new(
+                        "ABORTED",
+                        format!(
+                            "aborted during the {} ms backoff before retry {} ({})",
+                            record.delay_ms, record.retry, record.policy_key
+                        ),
+                    );
+                    self.log.append("llm/failure", json!({"turn": turn, "step": step, "provider": provider_name, "failure": failure}))?;
+                    return self.fail(turn, step, failure, "aborted by the caller", None);
+                }
+                self.log.append(
+                    "llm/retry-started",
+                    json!({"turn": turn, "step": step, "provider": provider_name, "policy_key": record.policy_key, "retry": record.retry}),
+                )?;
+            }
+
+            attempts += 1;
+            let request = CompletionRequest {
+                model: provider.config.model.clone(),
+                messages: self.messages.clone(),
+                tools: Vec::new(),
+                max_tokens: None,
+                temperature: None,
+            };
+            self.log.append(
+                "llm/request",
+                json!({"turn": turn, "step": step, "attempt": attempts, "provider": provider_name,
+                       "model": request.model, "messages": request.messages.len()}),
+            )?;
+            let outcome = tokio::select! {
+                outcome = run_attempt(&provider, &self.deps.transport, &request, sink) => outcome,
+                _ = self.abort.aborted() => Err(LlmFailure::new("ABORTED", "aborted by the caller during the request")),
+            };
+            let failure = match outcome {
+                Ok(completion) => return self.complete(turn, step, attempts, completion),
+                Err(failure) => failure,
+            };
+            self.log.append(
+                "llm/failure",
+                json!({"turn": turn, "step": step, "attempt": attempts, "provider": provider_name, "failure": failure}),
+            )?;
+
+            let earlier: Vec<&RetryRecord> = self
+                .retries
+                .iter()
+                .filter(|r| r.turn == turn && r.step == step && r.provider == provider_name)
+                .collect();
+            let facts = FailureFacts {
+                failure: &failure,
+                turn,
+                step,
+                provider: &provider_name,
+                earlier_retries: earlier
+                    .iter()
+                    .map(|r| EarlierRetry {
+                        policy_key: r.policy_key.clone(),
+                        retry: r.retry,
+                        delay_ms: r.delay_ms,
+                        code: r.code.clone(),
+                    })
+                    .collect(),
+                retry_policy_json: provider.config.retry_policy.to_json(),
+                messages: &self.messages,
+            };
+            let (verdict, faults) = self.deps.recovery.decide(facts).await;
+            for fault in faults {
+                self.log.append(
+                    "recovery/listener-fault",
+                    json!({"turn": turn, "step": step, "listener": fault.listener, "failure": fault.failure}),
+                )?;
+            }
+            match verdict {
+                Verdict::GiveUp { listener, reason } => {
+                    return self.fail(turn, step, failure, &reason, listener);
+                }
+                Verdict::Retry { listener, decision } => {
+                    let retry = earlier
+                        .iter()
+                        .filter(|r| r.policy_key == decision.policy_key)
+                        .count() as u32
+                        + 1;
+                    let record = RetryRecord {
+                        turn,
+                        step,
+                        provider: provider_name.clone(),
+                        policy_key: decision.policy_key.clone(),
+                        retry,
+                        delay_ms: decision.delay_ms,
+                        code: failure.code.clone(),
+                    };
+                    let mut event =
+                        serde_json::to_value(&record).expect("a retry record serializes");
+                    event["listener"] = json!(listener);
+                    if let Some(messages) = decision.replace_messages {
+                        if messages.is_empty() {
+                            let reason = format!(
+                                "listener '{listener}' asked to retry with an empty conversation"
+                            );
+                            return self.fail(turn, step, failure, &reason, Some(listener));
+                        }
+                        event["messages_before"] = json!(self.messages.len());
+                        event["messages"] = json!(messages);
+                        self.messages = messages;
+                    }
+                    // Durable before the wait: a process that dies now resumes with this count.
+                    self.log.append_durable("llm/retry", event)?;
+                    self.retries.push(record.clone());
+                    sink(StreamEvent::Retrying {
+                        code: record.code.clone(),
+                        retry: record.retry,
+                        delay_ms: record.delay_ms,
+                        policy_key: record.policy_key.clone(),
+                    });
+                    pending = Some(PendingRetry {
+                        wait: Duration::from_millis(record.delay_ms),
+                        record,
+                    });
+                }
+            }
+        }
+    }
+
+    fn complete(
+        &mut self,
+        turn: u32,
+        step: u32,
+        attempt: u32,
+        completion: Completion,
+    ) -> Result<Completion, TurnError> {
         self.log.append(
-            "llm/request",
+            "llm/response",
             json!({
                 "turn": turn, "step": step, "attempt": attempt,
-                "provider": self.provider.config.name, "model": request.model,
-                "messages": request.messages.len(),
+                "text_chars": completion.text.chars().count(),
+                "tool_calls": completion.tool_calls,
+                "finish_reason": completion.finish_reason,
+                "usage": completion.usage,
             }),
         )?;
-        let outcome = run_attempt(&self.provider, &self.transport, &request, sink).await;
-        match outcome {
-            Ok(completion) => {
-                self.log.append(
-                    "llm/response",
-                    json!({
-                        "turn": turn, "step": step, "attempt": attempt,
-                        "text_chars": completion.text.chars().count(),
-                        "tool_calls": completion.tool_calls,
-                        "finish_reason": completion.finish_reason,
-                        "usage": completion.usage,
-                    }),
-                )?;
-                self.messages.push(Message {
-                    role: Role::Assistant,
-                    content: completion.text.clone(),
-                    tool_calls: completion.tool_calls.clone(),
-                    tool_call_id: None,
-                });
-                self.log.append_durable(
-                    "turn/end",
-                    json!({"turn": turn, "outcome": "completed", "assistant": completion.text}),
-                )?;
-                Ok(completion)
-            }
-            Err(failure) => {
-                self.log.append(
-                    "llm/failure",
-                    json!({"turn": turn, "step": step, "attempt": attempt, "provider": self.provider.config.name, "failure": failure}),
-                )?;
-                self.log.append("llm/error", json!({"turn": turn, "step": step, "failure": failure}))?;
-                self.log.append_durable("turn/end", json!({"turn": turn, "outcome": "failed", "code": failure.code}))?;
-                Err(TurnError::Failed(failure))
-            }
-        }
-    }
-}
-
-/// One provider attempt on a fresh adapter instance. The instance (and its store) is dropped when
-/// this returns, whatever happened.
-pub async fn run_attempt(
-    provider: &Provider,
-    transport: &Transport,
-    request: &CompletionRequest,
-    sink: &mut (dyn FnMut(StreamEvent) + Send),
-) -> Result<Completion, LlmFailure> {
-    let mut adapter = provider.adapter.instantiate().await?;
-    let endpoint = Endpoint { base_url: provider.config.base_url.clone() };
-    let plan = adapter.plan_request(&endpoint, request).await?;
-    let mut response = transport.send(&plan, &provider.destination()).await?;
-
-    if !response.is_success() {
-        let body = response.read_capped_body().await;
-        let mut failure = adapter.classify_failure(&response.head, &body).await;
-        failure.status.get_or_insert(response.head.status);
-        return Err(failure);
+        self.messages.push(Message {
+            role: Role::Assistant,
+            content: completion.text.clone(),
+            tool_calls: completion.tool_calls.clone(),
+            tool_call_id: None,
+        });
+        self.log.append_durable(
+            "turn/end",
+            json!({"turn": turn, "outcome": "completed", "assistant": completion.text, "tool_calls": completion.tool_calls}),
+        )?;
+        Ok(completion)
     }
 
-    adapter.open_decoder(&response.head).await?;
-    let mut assembly = Assembly::default();
-    loop {
-        let chunks = match response.next_read().await? {
-            Some(bytes) => adapter.feed(&bytes).await?,
-            None => {
-                let chunks = adapter.end().await?;
-                assembly.absorb(chunks, sink);
-                break;
-            }
-        };
-        assembly.absorb(chunks, sink);
-        if assembly.finish.is_some() {
-            // The answer is complete; a provider that keeps the connection open must not hold us.
-            break;
-        }
-    }
-    assembly.conclude(adapter.name(), response.head.status)
-}
-
-/// The chunks of one attempt, put together.
-#[derive(Default)]
-struct Assembly {
-    completion: Completion,
-    tool_calls: Vec<(u32, ToolCall)>,
-    finish: Option<crate::adapter::Finish>,
-}
-
-impl Assembly {
-    fn absorb(&mut self, chunks: Vec<Chunk>, sink: &mut (dyn FnMut(StreamEvent) + Send)) {
-        for chunk in chunks {
-            if self.finish.is_some() {
-                // Only usage may trail a finish (OpenAI sends it in a last chunk).
-                if let Chunk::Usage(usage) = chunk {
-                    self.completion.usage = Some(usage);
-                }
-                continue;
-            }
-            match chunk {
-                Chunk::Text(text) => {
-                    self.completion.text.push_str(&text);
-                    sink(StreamEvent::Text(text));
-                }
-                Chunk::Reasoning(text) => {
-                    self.completion.reasoning.push_str(&text);
-                    sink(StreamEvent::Reasoning(text));
-                }
-                Chunk::ToolCall(delta) => {
-                    let pos = match self.tool_calls.iter().position(|(i, _)| *i == delta.index) {
-                        Some(pos) => pos,
-                        None => {
-                            self.tool_calls.push((delta.index, ToolCall { id: String::new(), name: String::new(), arguments: String::new() }));
-                            self.tool_calls.len() - 1
-                        }
-                    };
-                    let call = &mut self.tool_calls[pos].1;
-                    if let Some(id) = delta.id {
-                        call.id = id;
-                    }
-                    if let Some(name) = delta.name {
-                        call.name.push_str(&name);
-                    }
-                    call.arguments.push_str(&delta.arguments);
-                }
-                Chunk::Usage(usage) => self.completion.usage = Some(usage),
-                Chunk::Finish(finish) => self.finish = Some(finish),
-            }
-        }
-    }
-
-    /// The failures only the host can see: no finish, an error finish, an empty completion.
-    fn conclude(mut self, guest: &str, status: u16) -> Result<Completion, LlmFailure> {
-        let Some(finish) = self.finish else {
-            return Err(LlmFailure::new(
-                "STREAM_TRUNCATED",
-                format!(
-                    "the stream ended without a finish after {} characters of text and {} tool call(s)",
-                    self.completion.text.chars().count(),
-                    self.tool_calls.len()
-                ),
-            )
-            .with_status(status));
-        };
-        self.completion.finish_reason = finish.reason.clone();
-        self.completion.tool_calls = self.tool_calls.into_iter().map(|(_, c)| c).collect();
-        let in_band = finish.failure.clone().map(|f| LlmFailure::from_guest(guest, f.into()));
-        match finish.kind {
-            FinishKind::Error => {
-                let f = in_band.unwrap_or_else(|| {
-                    LlmFailure::adapter_fault(guest, "ended the stream with an error finish but gave no failure")
-                });
-                Err(LlmFailure { status: f.status.or(Some(status)), ..f })
-            }
-            FinishKind::Aborted => Err(in_band.unwrap_or_else(|| {
-                LlmFailure::new("ABORTED", "the provider reports the request as aborted").with_status(status)
-            })),
-            FinishKind::ContentFilter => Err(LlmFailure::new(
-                "CONTENT_FILTER",
-                format!(
-                    "the provider's content filter stopped the answer (reason {:?}) after {} characters",
-                    finish.reason.as_deref().unwrap_or("content_filter"),
-                    self.completion.text.chars().count()
-                ),
-            )
-            .with_status(status)),
-            FinishKind::Stop | FinishKind::Length | FinishKind::ToolCalls => {
-                if self.completion.text.trim().is_empty() && self.completion.tool_calls.is_empty() {
-                    return Err(LlmFailure::new(
-                        "EMPTY_RESPONSE",
-                        format!(
-                            "the provider finished ({}) with no text and no tool call",
-                            finish.reason.as_deref().unwrap_or("stop")
-                        ),
-                    )
-                    .with_status(status));
-                }
-                self.completion.truncated_by_length = matches!(finish.kind, FinishKind::Length);
-                Ok(self.completion)
-            }
-        }
+    fn fail(
+        &mut self,
+        turn: u32,
+        step: u32,
+        failure: LlmFailure,
+        reason: &str,
+        listener: Option<String>,
+    ) -> Result<Completion, TurnError> {
+        self.log.append(
+            "llm/error",
+            json!({"turn": turn, "step": step, "failure": failure, "reason": reason, "listener": listener}),
+        )?;
+        self.log.append_durable(
+            "turn/end",
+            json!({"turn": turn, "outcome": "failed", "code": failure.code}),
+        )?;
+        drop_failed_user_message(&mut self.messages);
+        Err(TurnError::Failed(failure))
     }
 }
 

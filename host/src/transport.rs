@@ -46,14 +46,30 @@ impl Transport {
     }
 
     /// Sends the plan and waits for the response head.
-    pub async fn send(&self, plan: &HttpPlan, dest: &Destination) -> Result<ProviderResponse, LlmFailure> {
+    pub async fn send(
+        &self,
+        plan: &HttpPlan,
+        dest: &Destination,
+    ) -> Result<ProviderResponse, LlmFailure> {
         let method = reqwest::Method::from_bytes(plan.method.as_bytes()).map_err(|_| {
-            LlmFailure::new("ADAPTER_FAULT", format!("the adapter planned an invalid HTTP method {:?}", plan.method))
+            LlmFailure::new(
+                "ADAPTER_FAULT",
+                format!(
+                    "the adapter planned an invalid HTTP method {:?}",
+                    plan.method
+                ),
+            )
         })?;
         let url = reqwest::Url::parse(&plan.url).map_err(|e| {
-            LlmFailure::new("ADAPTER_FAULT", format!("the adapter planned an invalid URL {:?}: {e}", plan.url))
+            LlmFailure::new(
+                "ADAPTER_FAULT",
+                format!("the adapter planned an invalid URL {:?}: {e}", plan.url),
+            )
         })?;
-        let mut request = self.client.request(method, url.clone()).body(plan.body.clone());
+        let mut request = self
+            .client
+            .request(method, url.clone())
+            .body(plan.body.clone());
         for (name, value) in &plan.headers {
             let value = if value.contains(CREDENTIAL_PLACEHOLDER) {
                 let Some(key) = &dest.credential else {
@@ -95,14 +111,33 @@ impl Transport {
             headers: response
                 .headers()
                 .iter()
-                .map(|(n, v)| (n.as_str().to_ascii_lowercase(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+                .map(|(n, v)| {
+                    (
+                        n.as_str().to_ascii_lowercase(),
+                        String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                    )
+                })
                 .collect(),
-            received_at_ms: SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0),
+            received_at_ms: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map(|d| d.as_millis() as u64)
+                .unwrap_or(0),
         };
-        Ok(ProviderResponse { head, response, url, dest: dest.clone() })
+        Ok(ProviderResponse {
+            head,
+            response,
+            url,
+            dest: dest.clone(),
+        })
     }
 
-    fn map_error(&self, e: &reqwest::Error, url: &reqwest::Url, dest: &Destination, doing: &str) -> LlmFailure {
+    fn map_error(
+        &self,
+        e: &reqwest::Error,
+        url: &reqwest::Url,
+        dest: &Destination,
+        doing: &str,
+    ) -> LlmFailure {
         map_reqwest_error(e, url, dest, doing)
     }
 }
@@ -115,7 +150,12 @@ fn host_of(url: &reqwest::Url) -> String {
     }
 }
 
-fn map_reqwest_error(e: &reqwest::Error, url: &reqwest::Url, dest: &Destination, doing: &str) -> LlmFailure {
+fn map_reqwest_error(
+    e: &reqwest::Error,
+    url: &reqwest::Url,
+    dest: &Destination,
+    doing: &str,
+) -> LlmFailure {
     let host = host_of(url);
     let cause = redact(&innermost(e), dest);
     let code = if e.is_timeout() { "TIMEOUT" } else { "NETWORK" };
@@ -177,7 +217,10 @@ impl ProviderResponse {
             .with_status(self.head.status)),
             Ok(Ok(chunk)) => Ok(chunk),
             Ok(Err(e)) => {
-                Err(map_reqwest_error(&e, &self.url, &self.dest, "reading the response body").with_status(self.head.status))
+                Err(
+                    map_reqwest_error(&e, &self.url, &self.dest, "reading the response body")
+                        .with_status(self.head.status),
+                )
             }
         }
     }

@@ -3,9 +3,9 @@
 
 use crate::support::*;
 use dsh_host::adapter::{CompletionRequest, Message, Role};
+use dsh_host::attempt::{Provider, run_attempt};
 use dsh_host::config;
 use dsh_host::engine::GuestEngine;
-use dsh_host::session::{Provider, run_attempt};
 use dsh_host::transport::Transport;
 use serde_json::Value;
 use std::sync::Arc;
@@ -24,7 +24,11 @@ fn cases() -> Vec<Value> {
 #[tokio::test]
 async fn every_openai_and_deepseek_fixture_gets_its_canonical_failure() {
     let cases = cases();
-    assert!(cases.len() >= 20, "the fixture file lost its OpenAI cases: {}", cases.len());
+    assert!(
+        cases.len() >= 20,
+        "the fixture file lost its OpenAI cases: {}",
+        cases.len()
+    );
     let steps: Vec<Value> = cases
         .iter()
         .map(|c| serde_json::json!({"status": c["status"], "headers": c["headers"], "body": c["body"]}))
@@ -32,9 +36,12 @@ async fn every_openai_and_deepseek_fixture_gets_its_canonical_failure() {
     let mock = mock(&serde_json::json!({ "steps": steps }).to_string()).await;
 
     let engine = GuestEngine::new(Some(shared_cache_dir()), Default::default()).unwrap();
-    let adapter = dsh_host::adapter::Adapter::load(&engine, &dsh_host::guests::builtin_adapter("openai").unwrap())
-        .await
-        .unwrap();
+    let adapter = dsh_host::adapter::Adapter::load(
+        &engine,
+        &dsh_host::guests::builtin_adapter("openai").unwrap(),
+    )
+    .await
+    .unwrap();
     let mut cfg = config::preset("openai").unwrap();
     cfg.base_url = mock.base_url();
     let provider = Provider::new(cfg, Arc::new(adapter), Some(TEST_KEY.into()));
@@ -75,5 +82,11 @@ async fn every_openai_and_deepseek_fixture_gets_its_canonical_failure() {
         }
     }
     assert_eq!(mock.steps_served(), cases.len());
-    assert!(wrong.is_empty(), "{} of {} cases wrong:\n{}", wrong.len(), cases.len(), wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "{} of {} cases wrong:\n{}",
+        wrong.len(),
+        cases.len(),
+        wrong.join("\n")
+    );
 }

@@ -12,20 +12,46 @@ async fn a_malformed_wasm_is_refused_naming_the_file() {
     let bad = scratch.dir.path().join("broken-adapter.wasm");
     std::fs::write(&bad, b"this is not wasm at all").unwrap();
     let out = scratch
-        .run_bin(&["run", "--base-url", "http://127.0.0.1:9/v1", "--adapter", bad.to_str().unwrap(), "hi"], Some(TEST_KEY))
+        .run_bin(
+            &[
+                "run",
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+                "--adapter",
+                bad.to_str().unwrap(),
+                "hi",
+            ],
+            Some(TEST_KEY),
+        )
         .await;
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
-    assert!(err.contains("broken-adapter.wasm") && err.contains("not a WebAssembly file"), "{err}");
+    assert!(
+        err.contains("broken-adapter.wasm") && err.contains("not a WebAssembly file"),
+        "{err}"
+    );
 
     // Right magic, garbage after it: the validator's complaint, still naming the file.
     std::fs::write(&bad, b"\0asm\x0d\x00\x01\x00garbage").unwrap();
     let out = scratch
-        .run_bin(&["run", "--base-url", "http://127.0.0.1:9/v1", "--adapter", bad.to_str().unwrap(), "hi"], Some(TEST_KEY))
+        .run_bin(
+            &[
+                "run",
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+                "--adapter",
+                bad.to_str().unwrap(),
+                "hi",
+            ],
+            Some(TEST_KEY),
+        )
         .await;
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
-    assert!(err.contains("broken-adapter.wasm") && err.contains("not a valid WebAssembly component"), "{err}");
+    assert!(
+        err.contains("broken-adapter.wasm") && err.contains("not a valid WebAssembly component"),
+        "{err}"
+    );
 }
 
 #[tokio::test]
@@ -33,23 +59,50 @@ async fn a_component_of_another_world_is_refused_naming_what_is_missing() {
     let scratch = Scratch::new();
     let wrong = test_guest("dsh_test_wrong_world");
     let out = scratch
-        .run_bin(&["run", "--base-url", "http://127.0.0.1:9/v1", "--adapter", wrong.to_str().unwrap(), "hi"], Some(TEST_KEY))
+        .run_bin(
+            &[
+                "run",
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+                "--adapter",
+                wrong.to_str().unwrap(),
+                "hi",
+            ],
+            Some(TEST_KEY),
+        )
         .await;
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(err.contains("dsh_test_wrong_world.wasm"), "{err}");
     assert!(err.contains("must export dsh:llm/adapter@0.1.0"), "{err}");
-    assert!(err.contains("greet"), "it says what the component does export: {err}");
+    assert!(
+        err.contains("greet"),
+        "it says what the component does export: {err}"
+    );
 }
 
 #[tokio::test]
 async fn a_missing_adapter_file_is_refused_naming_it() {
     let scratch = Scratch::new();
     let out = scratch
-        .run_bin(&["run", "--base-url", "http://127.0.0.1:9/v1", "--adapter", "/nonexistent/adapter.wasm", "hi"], Some(TEST_KEY))
+        .run_bin(
+            &[
+                "run",
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+                "--adapter",
+                "/nonexistent/adapter.wasm",
+                "hi",
+            ],
+            Some(TEST_KEY),
+        )
         .await;
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("/nonexistent/adapter.wasm"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("/nonexistent/adapter.wasm"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[tokio::test]
@@ -58,13 +111,28 @@ async fn a_third_party_adapter_file_replaces_the_built_in_one() {
     let scratch = Scratch::new();
     let file = test_guest("dsh_guest_openai");
     let out = scratch
-        .run_bin(&["run", "--base-url", &mock.base_url(), "--adapter", file.to_str().unwrap(), "hi"], Some(TEST_KEY))
+        .run_bin(
+            &[
+                "run",
+                "--base-url",
+                &mock.base_url(),
+                "--adapter",
+                file.to_str().unwrap(),
+                "hi",
+            ],
+            Some(TEST_KEY),
+        )
         .await;
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out).trim_end(), "from a file");
     let start = &scratch.only_session_events()[0];
     assert_eq!(start.data["adapter"], "openai");
-    assert!(start.data["adapter_origin"].as_str().unwrap().ends_with("dsh_guest_openai.wasm"));
+    assert!(
+        start.data["adapter_origin"]
+            .as_str()
+            .unwrap()
+            .ends_with("dsh_guest_openai.wasm")
+    );
 }
 
 #[tokio::test]
@@ -73,8 +141,15 @@ async fn compiled_code_is_cached_and_a_corrupt_cache_entry_is_recompiled() {
     let source = GuestSource::file(&test_guest("dsh_guest_openai"));
     let engine = GuestEngine::new(Some(cache.path().to_path_buf()), Default::default()).unwrap();
     Adapter::load(&engine, &source).await.unwrap();
-    let entries: Vec<_> = std::fs::read_dir(cache.path()).unwrap().map(|e| e.unwrap().path()).collect();
-    assert_eq!(entries.len(), 1, "one compiled file per component: {entries:?}");
+    let entries: Vec<_> = std::fs::read_dir(cache.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(
+        entries.len(),
+        1,
+        "one compiled file per component: {entries:?}"
+    );
     assert!(entries[0].extension().unwrap() == "cwasm");
 
     // A second engine (a second start) loads the cached code.
@@ -86,5 +161,8 @@ async fn compiled_code_is_cached_and_a_corrupt_cache_entry_is_recompiled() {
     std::fs::write(&entries[0], b"corrupt").unwrap();
     let engine3 = GuestEngine::new(Some(cache.path().to_path_buf()), Default::default()).unwrap();
     Adapter::load(&engine3, &source).await.unwrap();
-    assert!(std::fs::read(&entries[0]).unwrap().len() > 1000, "the entry was rewritten");
+    assert!(
+        std::fs::read(&entries[0]).unwrap().len() > 1000,
+        "the entry was rewritten"
+    );
 }

@@ -7,3 +7,4 @@ mod support;
 mod cli_run;
 mod fixtures;
 mod guests;
+mod recovery;

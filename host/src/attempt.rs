@@ -1,0 +1,217 @@
+//! One provider attempt: plan (adapter) → send (transport) → classify or decode (adapter) → the
+//! checks only the host can make (truncation, empty completion, in-band errors). The adapter instance
+//! and its `Store` live exactly as long as the attempt.
+
+use crate::adapter::{Adapter, Chunk, CompletionRequest, Endpoint, FinishKind, ToolCall, Usage};
+use crate::config::ProviderConfig;
+use crate::failure::LlmFailure;
+use crate::transport::{Destination, Transport};
+use std::sync::Arc;
+
+/// What the caller sees while a turn streams.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamEvent {
+    Text(String),
+    Reasoning(String),
+    /// The attempt failed and a listener decided to retry: any text streamed so far belongs to the
+    /// failed attempt, and a fresh attempt will stream the answer again after `delay_ms`.
+    Retrying {
+        code: String,
+        retry: u32,
+        delay_ms: u64,
+        policy_key: String,
+    },
+}
+
+/// A provider ready to serve attempts: its config, its loaded adapter, its key.
+pub struct Provider {
+    pub config: ProviderConfig,
+    pub adapter: Arc<Adapter>,
+    credential: Option<String>,
+}
+
+impl Provider {
+    pub fn new(config: ProviderConfig, adapter: Arc<Adapter>, credential: Option<String>) -> Self {
+        Provider {
+            config,
+            adapter,
+            credential: credential.filter(|k| !k.is_empty()),
+        }
+    }
+
+    fn destination(&self) -> Destination {
+        Destination {
+            provider: self.config.name.clone(),
+            credential: self.credential.clone(),
+            credential_source: format!("the environment variable {}", self.config.api_key_env),
+            credential_required: self.config.api_key_required,
+            idle_timeout: self.config.stream_idle_timeout,
+        }
+    }
+}
+
+/// The successful result of one attempt.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Completion {
+    pub text: String,
+    pub reasoning: String,
+    pub tool_calls: Vec<ToolCall>,
+    pub usage: Option<Usage>,
+    pub finish_reason: Option<String>,
+    pub truncated_by_length: bool,
+}
+
+/// One provider attempt on a fresh adapter instance. The instance (and its store) is dropped when
+/// this returns, whatever happened.
+pub async fn run_attempt(
+    provider: &Provider,
+    transport: &Transport,
+    request: &CompletionRequest,
+    sink: &mut (dyn FnMut(StreamEvent) + Send),
+) -> Result<Completion, LlmFailure> {
+    let mut adapter = provider.adapter.instantiate().await?;
+    let endpoint = Endpoint {
+        base_url: provider.config.base_url.clone(),
+    };
+    let plan = adapter.plan_request(&endpoint, request).await?;
+    let mut response = transport.send(&plan, &provider.destination()).await?;
+
+    if !response.is_success() {
+        let body = response.read_capped_body().await;
+        let mut failure = adapter.classify_failure(&response.head, &body).await;
+        failure.status.get_or_insert(response.head.status);
+        return Err(failure);
+    }
+
+    adapter.open_decoder(&response.head).await?;
+    let mut assembly = Assembly::default();
+    loop {
+        let chunks = match response.next_read().await? {
+            Some(bytes) => adapter.feed(&bytes).await?,
+            None => {
+                let chunks = adapter.end().await?;
+                assembly.absorb(chunks, sink);
+                break;
+            }
+        };
+        assembly.absorb(chunks, sink);
+        if assembly.finish.is_some() {
+            // The answer is complete; a provider that keeps the connection open must not hold us.
+            break;
+        }
+    }
+    assembly.conclude(adapter.name(), response.head.status)
+}
+
+/// The chunks of one attempt, put together.
+#[derive(Default)]
+struct Assembly {
+    completion: Completion,
+    tool_calls: Vec<(u32, ToolCall)>,
+    finish: Option<crate::adapter::Finish>,
+}
+
+impl Assembly {
+    fn absorb(&mut self, chunks: Vec<Chunk>, sink: &mut (dyn FnMut(StreamEvent) + Send)) {
+        for chunk in chunks {
+            if self.finish.is_some() {
+                // Only usage may trail a finish (OpenAI sends it in a last chunk).
+                if let Chunk::Usage(usage) = chunk {
+                    self.completion.usage = Some(usage);
+                }
+                continue;
+            }
+            match chunk {
+                Chunk::Text(text) => {
+                    self.completion.text.push_str(&text);
+                    sink(StreamEvent::Text(text));
+                }
+                Chunk::Reasoning(text) => {
+                    self.completion.reasoning.push_str(&text);
+                    sink(StreamEvent::Reasoning(text));
+                }
+                Chunk::ToolCall(delta) => {
+                    let pos = match self.tool_calls.iter().position(|(i, _)| *i == delta.index) {
+                        Some(pos) => pos,
+                        None => {
+                            self.tool_calls.push((
+                                delta.index,
+                                ToolCall {
+                                    id: String::new(),
+                                    name: String::new(),
+                                    arguments: String::new(),
+                                },
+                            ));
+                            self.tool_calls.len() - 1
+                        }
+                    };
+                    let call = &mut self.tool_calls[pos].1;
+                    if let Some(id) = delta.id {
+                        call.id = id;
+                    }
+                    if let Some(name) = delta.name {
+                        call.name.push_str(&name);
+                    }
+                    call.arguments.push_str(&delta.arguments);
+                }
+                Chunk::Usage(usage) => self.completion.usage = Some(usage),
+                Chunk::Finish(finish) => self.finish = Some(finish),
+            }
+        }
+    }
+
+    /// The failures only the host can see: no finish, an error finish, an empty completion.
+    fn conclude(mut self, guest: &str, status: u16) -> Result<Completion, LlmFailure> {
+        let Some(finish) = self.finish else {
+            return Err(LlmFailure::new(
+                "STREAM_TRUNCATED",
+                format!(
+                    "the stream ended without a finish after {} characters of text and {} tool call(s)",
+                    self.completion.text.chars().count(),
+                    self.tool_calls.len()
+                ),
+            )
+            .with_status(status));
+        };
+        self.completion.finish_reason = finish.reason.clone();
+        self.completion.tool_calls = self.tool_calls.into_iter().map(|(_, c)| c).collect();
+        let in_band = finish
+            .failure
+            .clone()
+            .map(|f| LlmFailure::from_guest(guest, f.into()));
+        match finish.kind {
+            FinishKind::Error => {
+                let f = in_band.unwrap_or_else(|| {
+                    LlmFailure::adapter_fault(guest, "ended the stream with an error finish but gave no failure")
+                });
+                Err(LlmFailure { status: f.status.or(Some(status)), ..f })
+            }
+            FinishKind::Aborted => Err(in_band.unwrap_or_else(|| {
+                LlmFailure::new("ABORTED", "the provider reports the request as aborted").with_status(status)
+            })),
+            FinishKind::ContentFilter => Err(LlmFailure::new(
+                "CONTENT_FILTER",
+                format!(
+                    "the provider's content filter stopped the answer (reason {:?}) after {} characters",
+                    finish.reason.as_deref().unwrap_or("content_filter"),
+                    self.completion.text.chars().count()
+                ),
+            )
+            .with_status(status)),
+            FinishKind::Stop | FinishKind::Length | FinishKind::ToolCalls => {
+                if self.completion.text.trim().is_empty() && self.completion.tool_calls.is_empty() {
+                    return Err(LlmFailure::new(
+                        "EMPTY_RESPONSE",
+                        format!(
+                            "the provider finished ({}) with no text and no tool call",
+                            finish.reason.as_deref().unwrap_or("stop")
+                        ),
+                    )
+                    .with_status(status));
+                }
+                self.completion.truncated_by_length = matches!(finish.kind, FinishKind::Length);
+                Ok(self.completion)
+            }
+        }
+    }
+}

@@ -1,0 +1,192 @@
+use super::*;
+
+fn parse(text: &str) -> Result<Config> {
+    Config::parse(text, Path::new("/etc/dsh/dsh.toml"))
+}
+
+fn err(text: &str) -> String {
+    format!("{:#}", parse(text).unwrap_err())
+}
+
+#[test]
+fn builtin_defaults_need_no_file() {
+    let c = Config::load(None).unwrap();
+    let p = c.provider("openai").unwrap();
+    assert_eq!(p.base_url, "https://api.openai.com/v1");
+    assert_eq!(p.api_key_env, "OPENAI_API_KEY");
+    assert_eq!(p.adapter, GuestRef::Builtin("openai".into()));
+    assert_eq!(p.stream_idle_timeout, Duration::from_secs(300));
+    assert_eq!(p.retry_policy, RetryPolicy::default());
+    let names: Vec<_> = c.listeners.iter().map(|l| l.guest.clone()).collect();
+    assert_eq!(
+        names,
+        [
+            GuestRef::Builtin("compaction-basic".into()),
+            GuestRef::Builtin("llm-retry".into())
+        ]
+    );
+}
+
+#[test]
+fn retry_policy_defaults_are_the_designs() {
+    let p = RetryPolicy::default();
+    assert_eq!(
+        (p.mode, p.max_retries, p.initial_delay_ms, p.max_delay_ms),
+        (RetryMode::Normal, 5, 1000, 120_000)
+    );
+    assert_eq!(p.jitter_ratio, 0.2);
+    assert_eq!(p.retryable_codes.len(), 7);
+}
+
+#[test]
+fn a_file_overrides_a_preset_and_adds_providers_and_listeners() {
+    let c = parse(
+        r#"
+        [providers.openai]
+        model = "gpt-4o"
+        stream_idle_timeout_ms = 1500
+        [providers.openai.retry_policy]
+        mode = "always"
+        initial_delay_ms = 10
+        [providers.local]
+        preset = "openai-compatible"
+        base_url = "http://127.0.0.1:8080/v1/"
+        [[listeners]]
+        name = "llm-retry"
+        [[listeners]]
+        wasm = "guests/budget.wasm"
+        config = { budget_ms = 60000 }
+        "#,
+    )
+    .unwrap();
+    let openai = c.provider("openai").unwrap();
+    assert_eq!(openai.model, "gpt-4o");
+    assert_eq!(openai.stream_idle_timeout, Duration::from_millis(1500));
+    assert_eq!(openai.retry_policy.mode, RetryMode::Always);
+    assert_eq!(openai.retry_policy.initial_delay_ms, 10);
+    assert_eq!(
+        openai.retry_policy.max_retries, 5,
+        "unset fields keep their defaults"
+    );
+    let local = c.provider("local").unwrap();
+    assert_eq!(local.base_url, "http://127.0.0.1:8080/v1");
+    assert!(!local.api_key_required);
+    assert_eq!(c.listeners.len(), 2);
+    assert_eq!(
+        c.listeners[1].guest,
+        GuestRef::File(PathBuf::from("/etc/dsh/guests/budget.wasm"))
+    );
+    assert_eq!(c.listeners[1].config_json, r#"{"budget_ms":60000}"#);
+}
+
+#[test]
+fn unknown_keys_are_refused_not_ignored() {
+    assert!(err("[providers.openai]\nmodle = \"x\"").contains("modle"));
+    assert!(err("[provider.openai]\nmodel = \"x\"").contains("provider"));
+    assert!(err("[providers.openai.retry_policy]\nmax_retry = 3").contains("max_retry"));
+    assert!(err("[[listeners]]\nname = \"llm-retry\"\nconfg = {}").contains("confg"));
+}
+
+#[test]
+fn errors_name_the_file() {
+    assert!(err("[providers.openai]\nmodle = \"x\"").contains("/etc/dsh/dsh.toml"));
+    assert!(err("[providers.openai]\nstream_idle_timeout_ms = 0").contains("/etc/dsh/dsh.toml"));
+}
+
+#[test]
+fn a_custom_provider_needs_a_preset() {
+    let e = err("[providers.mine]\nbase_url = \"http://x/v1\"");
+    assert!(e.contains("[providers.mine] needs `preset = ...`"), "{e}");
+    assert!(err("[providers.mine]\npreset = \"nope\"").contains("unknown provider 'nope'"));
+}
+
+#[test]
+fn bad_retry_policies_are_refused_naming_the_field() {
+    assert!(err("[providers.openai.retry_policy]\njitter_ratio = 1.5").contains("jitter_ratio"));
+    assert!(
+        err("[providers.openai.retry_policy]\ninitial_delay_ms = 0").contains("initial_delay_ms")
+    );
+    assert!(
+        err("[providers.openai.retry_policy]\nmax_delay_ms = 10\ninitial_delay_ms = 100")
+            .contains("max_delay_ms")
+    );
+    assert!(
+        err("[providers.openai.retry_policy]\nretryable_codes = [\"429\"]")
+            .contains("not a canonical code")
+    );
+    assert!(err("[providers.openai.retry_policy]\nmode = \"sometimes\"").contains("sometimes"));
+    let e = err("[providers.openai.retry_policy]\nretryable_codes = [\"CONTEXT_WINDOW_EXCEEDED\"]");
+    assert!(
+        e.contains("never retries") && e.contains("compaction-basic"),
+        "{e}"
+    );
+    assert!(err("[providers.openai.retry_policy]\nmax_retries = -1").contains("max_retries"));
+}
+
+#[test]
+fn listeners_need_exactly_one_of_name_and_wasm() {
+    assert!(err("[[listeners]]\nconfig = {}").contains("needs `name"));
+    assert!(
+        err("[[listeners]]\nname = \"a\"\nwasm = \"b.wasm\"").contains("both `name` and `wasm`")
+    );
+}
+
+#[test]
+fn an_empty_listener_list_is_allowed() {
+    assert!(parse("listeners = []").unwrap().listeners.is_empty());
+}
+
+#[test]
+fn unknown_provider_lists_the_configured_ones() {
+    let e = Config::builtin()
+        .provider("opneai")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("unknown provider 'opneai'") && e.contains("openai-compatible"),
+        "{e}"
+    );
+}
+
+#[test]
+fn base_url_is_checked_and_normalized() {
+    assert_eq!(
+        normalize_base_url("p", "http://127.0.0.1:9/v1/").unwrap(),
+        "http://127.0.0.1:9/v1"
+    );
+    assert!(
+        normalize_base_url("p", "")
+            .unwrap_err()
+            .to_string()
+            .contains("--base-url")
+    );
+    assert!(
+        normalize_base_url("p", "ftp://x/v1")
+            .unwrap_err()
+            .to_string()
+            .contains("http://")
+    );
+    assert!(
+        normalize_base_url("p", "not a url")
+            .unwrap_err()
+            .to_string()
+            .contains("not a URL")
+    );
+    assert!(err("[providers.openai]\nbase_url = \"nope\"").contains("not a URL"));
+}
+
+#[test]
+fn idle_timeout_refuses_nonsense() {
+    assert_eq!(
+        stream_idle_timeout("p", 1500.0).unwrap(),
+        Duration::from_millis(1500)
+    );
+    for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e12] {
+        let e = stream_idle_timeout("p", bad).unwrap_err().to_string();
+        assert!(
+            e.contains("stream_idle_timeout_ms") && e.contains("provider 'p'"),
+            "{bad}: {e}"
+        );
+    }
+    assert!(err("[providers.openai]\nstream_idle_timeout_ms = -5").contains("positive"));
+}
