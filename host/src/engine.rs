@@ -37,7 +37,7 @@ impl Default for GuestLimits {
     fn default() -> Self {
         GuestLimits {
             call_deadline: Duration::from_secs(10),
-            memory_bytes: 64 << 20,
+            memory_bytes: 512 << 20,
             output_bytes: 64 << 10,
         }
     }
