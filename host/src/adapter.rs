@@ -5,7 +5,7 @@
 //! during an attempt (trap, limit exceeded, bad output) are `LlmFailure`s with code `ADAPTER_FAULT`,
 //! always prefixed with the guest's name. A store that faulted is never entered again.
 
-use crate::engine::{GuestEngine, GuestState, WorldSpec, root_cause};
+use crate::engine::{GuestEngine, GuestLimits, GuestState, WorldSpec, root_cause};
 use crate::failure::LlmFailure;
 use crate::guests::GuestSource;
 use anyhow::Result;
@@ -40,13 +40,14 @@ pub struct Adapter {
     name: String,
     origin: String,
     engine: GuestEngine,
+    limits: GuestLimits,
     pre: ProviderAdapterPre<GuestState>,
 }
 
 impl Adapter {
     /// Compiles (or loads from the cache), checks the world, links WASI with nothing granted, and asks
     /// the guest its name.
-    pub async fn load(engine: &GuestEngine, source: &GuestSource) -> Result<Adapter> {
+    pub async fn load(engine: &GuestEngine, source: &GuestSource, limits: GuestLimits) -> Result<Adapter> {
         let (origin, instance_pre) = engine.prepare(source, &ADAPTER_WORLD)?;
         let pre = ProviderAdapterPre::new(instance_pre).map_err(|e| {
             anyhow::anyhow!(
@@ -59,6 +60,7 @@ impl Adapter {
             name: origin.clone(),
             origin,
             engine: engine.clone(),
+            limits,
             pre,
         };
         let mut instance = adapter
@@ -85,7 +87,7 @@ impl Adapter {
 
     /// A fresh instance in a fresh store, for exactly one attempt.
     pub async fn instantiate(&self) -> Result<AdapterInstance, LlmFailure> {
-        let mut store = self.engine.new_store();
+        let mut store = self.engine.new_store(&self.limits);
         let bindings = self.pre.instantiate_async(&mut store).await.map_err(|e| {
             LlmFailure::adapter_fault(
                 &self.name,

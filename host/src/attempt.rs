@@ -5,7 +5,9 @@
 use crate::adapter::{Adapter, Chunk, CompletionRequest, Endpoint, FinishKind, ToolCall, Usage};
 use crate::config::ProviderConfig;
 use crate::failure::LlmFailure;
-use crate::transport::{Destination, Transport};
+use crate::network::NetworkPolicy;
+use crate::transport::{Credential, Transport};
+use crate::watchdog::Watchdog;
 use std::sync::Arc;
 
 /// What the caller sees while a turn streams.
@@ -23,30 +25,25 @@ pub enum StreamEvent {
     },
 }
 
-/// A provider ready to serve attempts: its config, its loaded adapter, its key.
+/// A provider ready to serve attempts: its config, its loaded adapter, its transport (network
+/// policy, key, watchdog).
 pub struct Provider {
     pub config: ProviderConfig,
     pub adapter: Arc<Adapter>,
-    credential: Option<String>,
+    pub transport: Transport,
 }
 
 impl Provider {
-    pub fn new(config: ProviderConfig, adapter: Arc<Adapter>, credential: Option<String>) -> Self {
-        Provider {
-            config,
-            adapter,
-            credential: credential.filter(|k| !k.is_empty()),
-        }
-    }
-
-    fn destination(&self) -> Destination {
-        Destination {
-            provider: self.config.name.clone(),
-            credential: self.credential.clone(),
-            credential_source: format!("the environment variable {}", self.config.api_key_env),
-            credential_required: self.config.api_key_required,
-            idle_timeout: self.config.stream_idle_timeout,
-        }
+    /// `key`: the API key, if any (the caller reads it from `config.api_key_env`).
+    pub fn new(config: ProviderConfig, adapter: Arc<Adapter>, key: Option<String>) -> anyhow::Result<Self> {
+        let policy = NetworkPolicy::for_provider(&config.name, &config.base_url, &config.allowed_hosts)?;
+        let credential = Credential {
+            key,
+            source: format!("the environment variable {}", config.api_key_env),
+            required: config.api_key_required,
+        };
+        let transport = Transport::new(policy, credential, Watchdog::new(config.stream_idle_timeout))?;
+        Ok(Provider { config, adapter, transport })
     }
 }
 
@@ -62,19 +59,24 @@ pub struct Completion {
 }
 
 /// One provider attempt on a fresh adapter instance. The instance (and its store) is dropped when
-/// this returns, whatever happened.
+/// this returns, whatever happened. Every failure leaves with the key redacted from it.
 pub async fn run_attempt(
     provider: &Provider,
-    transport: &Transport,
+    request: &CompletionRequest,
+    sink: &mut (dyn FnMut(StreamEvent) + Send),
+) -> Result<Completion, LlmFailure> {
+    attempt(provider, request, sink).await.map_err(|f| provider.transport.redact_failure(f))
+}
+
+async fn attempt(
+    provider: &Provider,
     request: &CompletionRequest,
     sink: &mut (dyn FnMut(StreamEvent) + Send),
 ) -> Result<Completion, LlmFailure> {
     let mut adapter = provider.adapter.instantiate().await?;
-    let endpoint = Endpoint {
-        base_url: provider.config.base_url.clone(),
-    };
+    let endpoint = Endpoint { base_url: provider.config.base_url.clone() };
     let plan = adapter.plan_request(&endpoint, request).await?;
-    let mut response = transport.send(&plan, &provider.destination()).await?;
+    let mut response = provider.transport.send(&plan).await?;
 
     if !response.is_success() {
         let body = response.read_capped_body().await;

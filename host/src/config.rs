@@ -66,6 +66,34 @@ pub struct ProviderConfig {
     pub model: String,
     pub stream_idle_timeout: Duration,
     pub retry_policy: RetryPolicy,
+    /// Overrides of the adapter's sandbox limits.
+    pub adapter_limits: LimitsOverride,
+}
+
+/// Per-guest sandbox limits set in the config (`None`: the default for the guest's kind).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitsOverride {
+    /// Linear memory cap per instance, in MiB (default: 64 for built-in guests, 512 for files).
+    pub memory_mb: Option<u64>,
+    /// CPU budget of one call into the guest, in ms (default: 10000).
+    pub call_timeout_ms: Option<u64>,
+}
+
+impl LimitsOverride {
+    fn check(&self, at: &str) -> Result<()> {
+        if let Some(mb) = self.memory_mb
+            && !(1..=4096).contains(&mb)
+        {
+            bail!("{at} memory_mb = {mb}: give a number of MiB between 1 and 4096");
+        }
+        if let Some(ms) = self.call_timeout_ms
+            && !(1..=600_000).contains(&ms)
+        {
+            bail!("{at} call_timeout_ms = {ms}: give a number of milliseconds between 1 and 600000");
+        }
+        Ok(())
+    }
 }
 
 /// The provider's retry policy, read by the llm-retry listener (DESIGN.md, "Recovery").
@@ -156,6 +184,7 @@ impl RetryPolicy {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListenerConfig {
     pub guest: GuestRef,
+    pub limits: LimitsOverride,
     /// The listener's own configuration, handed to its `configure` as JSON.
     pub config_json: String,
 }
@@ -191,6 +220,7 @@ struct FileProvider {
     model: Option<String>,
     stream_idle_timeout_ms: Option<f64>,
     retry_policy: Option<RetryPolicy>,
+    adapter_limits: Option<LimitsOverride>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -202,6 +232,8 @@ struct FileListener {
     wasm: Option<PathBuf>,
     #[serde(default)]
     config: Option<toml::Table>,
+    #[serde(default)]
+    limits: LimitsOverride,
 }
 
 impl Config {
@@ -216,6 +248,7 @@ impl Config {
                 .iter()
                 .map(|l| ListenerConfig {
                     guest: GuestRef::Builtin(l.to_string()),
+                    limits: LimitsOverride::default(),
                     config_json: "{}".into(),
                 })
                 .collect(),
@@ -301,6 +334,10 @@ fn file_provider(name: &str, fp: FileProvider, base_dir: &Path) -> Result<Provid
     if let Some(ms) = fp.stream_idle_timeout_ms {
         p.stream_idle_timeout = stream_idle_timeout(name, ms)?;
     }
+    if let Some(limits) = fp.adapter_limits {
+        limits.check(&format!("[providers.{name}.adapter_limits]"))?;
+        p.adapter_limits = limits;
+    }
     if let Some(policy) = fp.retry_policy {
         policy.check(name)?;
         p.retry_policy = policy;
@@ -325,7 +362,8 @@ fn file_listener(index: usize, l: FileListener, base_dir: &Path) -> Result<Liste
     };
     let config_json =
         serde_json::to_string(&l.config.unwrap_or_default()).expect("TOML tables are JSON");
-    Ok(ListenerConfig { guest, config_json })
+    l.limits.check(&format!("{at} limits:"))?;
+    Ok(ListenerConfig { guest, limits: l.limits, config_json })
 }
 
 fn guest_ref(text: &str, base_dir: &Path) -> GuestRef {
@@ -347,6 +385,7 @@ pub fn preset(name: &str) -> Result<ProviderConfig> {
         model: model.to_string(),
         stream_idle_timeout: Duration::from_millis(DEFAULT_STREAM_IDLE_TIMEOUT_MS as u64),
         retry_policy: RetryPolicy::default(),
+        adapter_limits: LimitsOverride::default(),
     };
     match name {
         "openai" => Ok(base(

@@ -190,3 +190,17 @@ fn idle_timeout_refuses_nonsense() {
     }
     assert!(err("[providers.openai]\nstream_idle_timeout_ms = -5").contains("positive"));
 }
+
+#[test]
+fn guest_limits_are_configurable_and_checked() {
+    let c = parse(
+        "[providers.openai.adapter_limits]\nmemory_mb = 32\ncall_timeout_ms = 500\n[[listeners]]\nname = \"llm-retry\"\nlimits = { memory_mb = 16 }\n",
+    )
+    .unwrap();
+    let p = c.provider("openai").unwrap();
+    assert_eq!(p.adapter_limits, LimitsOverride { memory_mb: Some(32), call_timeout_ms: Some(500) });
+    assert_eq!(c.listeners[0].limits.memory_mb, Some(16));
+    assert!(err("[providers.openai.adapter_limits]\nmemory_mb = 0").contains("memory_mb = 0"));
+    assert!(err("[providers.openai.adapter_limits]\ncall_timeout_ms = 9999999").contains("call_timeout_ms"));
+    assert!(err("[providers.openai.adapter_limits]\nmemroy_mb = 1").contains("memroy_mb"));
+}

@@ -15,14 +15,14 @@ use wasmtime::component::{Component, InstancePre, Linker, ResourceTable};
 use wasmtime::{
     Config, Engine, ResourceLimiter, Store, StoreLimits, StoreLimitsBuilder, UpdateDeadline,
 };
-use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+use crate::output::CapturedOutput;
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 /// How often the epoch advances. A guest call yields to tokio at every tick, so a busy guest never
 /// holds a worker thread for longer than this.
 pub const EPOCH_TICK: Duration = Duration::from_millis(5);
 
-/// Limits applied to every store (one store per guest attempt).
+/// Limits applied to each store of one guest (one store per attempt or decision).
 #[derive(Debug, Clone)]
 pub struct GuestLimits {
     /// Wall-clock budget of one call into the guest, counted in epoch ticks.
@@ -33,13 +33,22 @@ pub struct GuestLimits {
     pub output_bytes: usize,
 }
 
-impl Default for GuestLimits {
-    fn default() -> Self {
-        GuestLimits {
-            call_deadline: Duration::from_secs(10),
-            memory_bytes: 512 << 20,
-            output_bytes: 64 << 10,
-        }
+impl GuestLimits {
+    /// First-party Rust guests are small: a tight cap catches a runaway allocation early.
+    pub const BUILTIN_MEMORY_BYTES: usize = 64 << 20;
+    /// Third-party guests may be Python or JavaScript components, whose runtimes need far more.
+    pub const FILE_MEMORY_BYTES: usize = 512 << 20;
+    /// A generous budget per call: real guests answer in micro- to milliseconds.
+    pub const CALL_DEADLINE: Duration = Duration::from_secs(10);
+    pub const OUTPUT_BYTES: usize = 64 << 10;
+
+    /// The defaults for a guest from `source`.
+    pub fn default_for(source: &GuestSource) -> Self {
+        let memory_bytes = match source {
+            GuestSource::Embedded { .. } => Self::BUILTIN_MEMORY_BYTES,
+            GuestSource::File(_) => Self::FILE_MEMORY_BYTES,
+        };
+        GuestLimits { call_deadline: Self::CALL_DEADLINE, memory_bytes, output_bytes: Self::OUTPUT_BYTES }
     }
 }
 
@@ -48,12 +57,12 @@ pub struct GuestState {
     wasi: WasiCtx,
     table: ResourceTable,
     limits: StoreLimits,
-    output: MemoryOutputPipe,
+    output: CapturedOutput,
 }
 
 impl GuestState {
     fn new(limits: &GuestLimits) -> Self {
-        let output = MemoryOutputPipe::new(limits.output_bytes);
+        let output = CapturedOutput::new(limits.output_bytes);
         // No preopens, no environment, no arguments, no network: the guest can only compute.
         let wasi = WasiCtxBuilder::new()
             .stdout(output.clone())
@@ -75,7 +84,7 @@ impl GuestState {
 
     /// What the guest printed (stdout and stderr, interleaved), lossily decoded.
     pub fn captured_output(&self) -> String {
-        String::from_utf8_lossy(&self.output.contents()).into_owned()
+        self.output.text()
     }
 
     fn limiter(&mut self) -> &mut dyn ResourceLimiter {
@@ -101,7 +110,6 @@ pub struct GuestEngine {
 struct EngineInner {
     engine: Engine,
     cache: Option<CompileCache>,
-    limits: GuestLimits,
     ticker_stop: Arc<AtomicBool>,
 }
 
@@ -113,7 +121,7 @@ impl Drop for EngineInner {
 
 impl GuestEngine {
     /// `cache_dir`: where compiled code is kept (`None` disables the cache).
-    pub fn new(cache_dir: Option<PathBuf>, limits: GuestLimits) -> Result<Self> {
+    pub fn new(cache_dir: Option<PathBuf>) -> Result<Self> {
         let mut config = Config::new();
         config.epoch_interruption(true);
         config.wasm_component_model(true);
@@ -141,7 +149,6 @@ impl GuestEngine {
             inner: Arc::new(EngineInner {
                 engine,
                 cache,
-                limits,
                 ticker_stop,
             }),
         })
@@ -149,10 +156,6 @@ impl GuestEngine {
 
     pub fn engine(&self) -> &Engine {
         &self.inner.engine
-    }
-
-    pub fn limits(&self) -> &GuestLimits {
-        &self.inner.limits
     }
 
     /// Compiles `bytes` (named `origin` in errors), or loads its compiled code from the cache.
@@ -220,8 +223,7 @@ impl GuestEngine {
     ///
     /// Every new store starts at epoch deadline 0, so the deadline must be set here, every time. The
     /// callback yields to tokio at each tick and traps once the call's budget is spent.
-    pub fn new_store(&self) -> Store<GuestState> {
-        let limits = &self.inner.limits;
+    pub fn new_store(&self, limits: &GuestLimits) -> Store<GuestState> {
         let mut store = Store::new(&self.inner.engine, GuestState::new(limits));
         store.limiter(GuestState::limiter);
         let budget_ticks =

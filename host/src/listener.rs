@@ -3,7 +3,7 @@
 //! instance configured again decides exactly as a long-lived one would, and a fault cannot leak into
 //! the next decision).
 
-use crate::engine::{GuestEngine, GuestState, WorldSpec, root_cause};
+use crate::engine::{GuestEngine, GuestLimits, GuestState, WorldSpec, root_cause};
 use crate::failure::LlmFailure;
 use crate::guests::GuestSource;
 use anyhow::Result;
@@ -36,17 +36,14 @@ pub struct Listener {
     name: String,
     config_json: String,
     engine: GuestEngine,
+    limits: GuestLimits,
     pre: RecoveryListenerPre<GuestState>,
 }
 
 impl Listener {
     /// Loads the component, asks its name, and configures it once with `config_json`: a listener that
     /// refuses its configuration is refused here, at start-up, with its own words.
-    pub async fn load(
-        engine: &GuestEngine,
-        source: &GuestSource,
-        config_json: &str,
-    ) -> Result<Listener> {
+    pub async fn load(engine: &GuestEngine, source: &GuestSource, config_json: &str, limits: GuestLimits) -> Result<Listener> {
         let (origin, instance_pre) = engine.prepare(source, &LISTENER_WORLD)?;
         let pre = RecoveryListenerPre::new(instance_pre).map_err(|e| {
             anyhow::anyhow!(
@@ -58,6 +55,7 @@ impl Listener {
             name: origin.clone(),
             config_json: config_json.to_string(),
             engine: engine.clone(),
+            limits,
             pre,
         };
         let (mut store, bindings) = listener
@@ -86,7 +84,7 @@ impl Listener {
     async fn instantiate(
         &self,
     ) -> Result<(Store<GuestState>, bindings::RecoveryListener), LlmFailure> {
-        let mut store = self.engine.new_store();
+        let mut store = self.engine.new_store(&self.limits);
         let bindings = self.pre.instantiate_async(&mut store).await.map_err(|e| {
             LlmFailure::adapter_fault(
                 &self.name,

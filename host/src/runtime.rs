@@ -1,21 +1,19 @@
-//! The process-level assembly a CLI or an embedding program starts from: one engine, one transport,
+//! The process-level assembly a CLI or an embedding program starts from: one engine,
 //! the configured listeners loaded once, providers loaded on demand.
 
 use crate::adapter::Adapter;
 use crate::attempt::Provider;
-use crate::config::{Config, GuestRef, ProviderConfig};
-use crate::engine::GuestEngine;
+use crate::config::{Config, GuestRef, LimitsOverride, ProviderConfig};
+use crate::engine::{GuestEngine, GuestLimits};
 use crate::guests::{self, GuestSource};
 use crate::listener::Listener;
 use crate::recovery::Recovery;
 use crate::session::SessionDeps;
-use crate::transport::Transport;
 use anyhow::{Context, Result};
 use std::sync::Arc;
 
 pub struct Runtime {
     pub engine: GuestEngine,
-    pub transport: Transport,
     pub config: Config,
     pub recovery: Arc<Recovery>,
 }
@@ -31,14 +29,14 @@ impl Runtime {
         let mut listeners = Vec::new();
         for (i, l) in config.listeners.iter().enumerate() {
             let source = listener_source(&l.guest)?;
-            let listener = Listener::load(&engine, &source, &l.config_json)
+            let limits = limits_for(&source, &l.limits);
+            let listener = Listener::load(&engine, &source, &l.config_json, limits)
                 .await
                 .with_context(|| format!("loading listener #{} ({})", i + 1, source.origin()))?;
             listeners.push(Arc::new(listener));
         }
         Ok(Runtime {
             engine,
-            transport: Transport::new()?,
             config,
             recovery: Arc::new(Recovery::new(listeners, random_seed)),
         })
@@ -47,22 +45,30 @@ impl Runtime {
     /// Loads the provider's adapter and reads its key from the environment.
     pub async fn provider(&self, config: ProviderConfig) -> Result<Arc<Provider>> {
         let source = adapter_source(&config.adapter)?;
-        let adapter = Adapter::load(&self.engine, &source).await?;
-        let credential = std::env::var(&config.api_key_env).ok();
-        Ok(Arc::new(Provider::new(
-            config,
-            Arc::new(adapter),
-            credential,
-        )))
+        let limits = limits_for(&source, &config.adapter_limits);
+        let adapter = Adapter::load(&self.engine, &source, limits).await?;
+        let key = std::env::var(&config.api_key_env).ok();
+        Ok(Arc::new(Provider::new(config, Arc::new(adapter), key)?))
     }
 
     pub fn deps(&self, provider: Arc<Provider>) -> SessionDeps {
         SessionDeps {
             provider,
-            transport: self.transport.clone(),
             recovery: self.recovery.clone(),
         }
     }
+}
+
+/// The guest's default limits with the config's overrides applied.
+pub fn limits_for(source: &GuestSource, overrides: &LimitsOverride) -> GuestLimits {
+    let mut limits = GuestLimits::default_for(source);
+    if let Some(mb) = overrides.memory_mb {
+        limits.memory_bytes = (mb as usize) << 20;
+    }
+    if let Some(ms) = overrides.call_timeout_ms {
+        limits.call_deadline = std::time::Duration::from_millis(ms);
+    }
+    limits
 }
 
 pub fn adapter_source(adapter: &GuestRef) -> Result<GuestSource> {

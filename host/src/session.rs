@@ -10,7 +10,6 @@ use crate::listener::EarlierRetry;
 use crate::log::{SessionLog, SessionRead};
 use crate::recovery::{AbortSignal, FailureFacts, Recovery, Verdict};
 use crate::resume::{Rebuilt, RetryRecord, UnfinishedTurn, drop_failed_user_message, rebuild};
-use crate::transport::Transport;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -30,7 +29,6 @@ pub enum TurnError {
 #[derive(Clone)]
 pub struct SessionDeps {
     pub provider: Arc<Provider>,
-    pub transport: Transport,
     pub recovery: Arc<Recovery>,
 }
 
@@ -201,7 +199,7 @@ impl Session {
                        "model": request.model, "messages": request.messages.len()}),
             )?;
             let outcome = tokio::select! {
-                outcome = run_attempt(&provider, &self.deps.transport, &request, sink) => outcome,
+                outcome = run_attempt(&provider, &request, sink) => outcome,
                 _ = self.abort.aborted() => Err(LlmFailure::new("ABORTED", "aborted by the caller during the request")),
             };
             let failure = match outcome {
@@ -346,5 +344,5 @@ impl Session {
 
 /// The engine the CLI and the demo share: one per process.
 pub fn default_engine() -> anyhow::Result<GuestEngine> {
-    GuestEngine::new(crate::engine::default_cache_dir(), Default::default())
+    GuestEngine::new(crate::engine::default_cache_dir())
 }

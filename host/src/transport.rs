@@ -1,11 +1,17 @@
 //! The only code that talks to providers: sends an adapter's `HttpPlan` with reqwest and reads the
-//! answer, mapping transport errors to canonical failures.
+//! answer, mapping transport errors to canonical failures. One `Transport` per provider: it carries
+//! that provider's network policy, key and watchdog.
 //!
-//! No automatic retries and no redirects: one `send` is one provider attempt; retrying is the
-//! recovery waterfall's decision. The credential is inserted here, never seen by a guest.
+//! No automatic retries: one `send` is one provider attempt; retrying is the recovery waterfall's
+//! decision. The credential is inserted here, only into requests the policy allows, and redacted from
+//! every failure; a guest never sees it.
 
 use crate::adapter::{HttpPlan, ResponseHead};
 use crate::failure::LlmFailure;
+use crate::network::NetworkPolicy;
+use crate::watchdog::Watchdog;
+use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 /// The placeholder an adapter puts in a header value where the provider's key goes.
@@ -14,131 +20,164 @@ pub const CREDENTIAL_PLACEHOLDER: &str = "{credential}";
 /// Non-2xx bodies are read whole for classification, up to this size.
 pub const MAX_ERROR_BODY_BYTES: usize = 1 << 20;
 
-/// What the host knows about the provider it is calling, for this attempt.
+/// A 2xx body larger than this ends the attempt: no completion is that large.
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 64 << 20;
+
+/// Redirects followed at most (307/308 to an allowed host only).
+const MAX_REDIRECTS: usize = 5;
+
+/// The provider's key and where it comes from.
 #[derive(Clone)]
-pub struct Destination {
-    /// The provider's name (for messages).
-    pub provider: String,
+pub struct Credential {
     /// The API key, if any. Redacted from every message.
-    pub credential: Option<String>,
-    /// Where the key comes from, for the "no key" message (e.g. `OPENAI_API_KEY`).
-    pub credential_source: String,
-    /// Without a key: fail (`true`), or send the request without the credential header (`false`,
-    /// for local servers such as llama.cpp or Ollama that need none).
-    pub credential_required: bool,
-    /// The longest the host waits for the provider (response head, then each body read).
-    pub idle_timeout: Duration,
+    pub key: Option<String>,
+    /// Where the key comes from, for the "no key" message (e.g. `the environment variable OPENAI_API_KEY`).
+    pub source: String,
+    /// Without a key: fail (`true`), or send the request without the credential header (`false`, for
+    /// local servers such as llama.cpp or Ollama that need none).
+    pub required: bool,
 }
 
 #[derive(Clone)]
 pub struct Transport {
     client: reqwest::Client,
+    policy: Arc<NetworkPolicy>,
+    credential: Credential,
+    watchdog: Watchdog,
+    max_response_bytes: usize,
 }
 
 impl Transport {
-    pub fn new() -> anyhow::Result<Self> {
+    pub fn new(policy: NetworkPolicy, credential: Credential, watchdog: Watchdog) -> anyhow::Result<Self> {
+        let policy = Arc::new(policy);
         let client = reqwest::Client::builder()
+            // Redirects are handled in `send`, where the policy can judge each one.
             .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(Duration::from_secs(30))
+            .connect_timeout(watchdog.idle().min(Duration::from_secs(30)))
+            .dns_resolver(Arc::new(GuardedResolver { policy: policy.clone() }))
             .user_agent(concat!("dsh-host/", env!("CARGO_PKG_VERSION")))
             .build()?;
-        Ok(Transport { client })
+        let credential = Credential { key: credential.key.filter(|k| !k.is_empty()), ..credential };
+        Ok(Transport { client, policy, credential, watchdog, max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES })
     }
 
-    /// Sends the plan and waits for the response head.
-    pub async fn send(
-        &self,
-        plan: &HttpPlan,
-        dest: &Destination,
-    ) -> Result<ProviderResponse, LlmFailure> {
-        let method = reqwest::Method::from_bytes(plan.method.as_bytes()).map_err(|_| {
-            LlmFailure::new(
-                "ADAPTER_FAULT",
-                format!(
-                    "the adapter planned an invalid HTTP method {:?}",
-                    plan.method
-                ),
-            )
-        })?;
-        let url = reqwest::Url::parse(&plan.url).map_err(|e| {
-            LlmFailure::new(
-                "ADAPTER_FAULT",
-                format!("the adapter planned an invalid URL {:?}: {e}", plan.url),
-            )
-        })?;
-        let mut request = self
-            .client
-            .request(method, url.clone())
-            .body(plan.body.clone());
+    pub fn with_max_response_bytes(mut self, bytes: usize) -> Self {
+        self.max_response_bytes = bytes;
+        self
+    }
+
+    pub fn policy(&self) -> &NetworkPolicy {
+        &self.policy
+    }
+
+    /// Removes the key from any text that could reach a log or a terminal.
+    pub fn redact(&self, text: &str) -> String {
+        match &self.credential.key {
+            Some(key) => text.replace(key.as_str(), "[redacted]"),
+            None => text.to_string(),
+        }
+    }
+
+    /// The same failure with the key removed from its message.
+    pub fn redact_failure(&self, failure: LlmFailure) -> LlmFailure {
+        LlmFailure { message: self.redact(&failure.message), request_id: failure.request_id.map(|r| self.redact(&r)), ..failure }
+    }
+
+    /// Sends the plan and waits for the response head (following only redirects the policy allows).
+    pub async fn send(&self, plan: &HttpPlan) -> Result<ProviderResponse, LlmFailure> {
+        let method = reqwest::Method::from_bytes(plan.method.as_bytes())
+            .map_err(|_| LlmFailure::new("ADAPTER_FAULT", format!("the adapter planned an invalid HTTP method {:?}", plan.method)))?;
+        let mut url = reqwest::Url::parse(&plan.url)
+            .map_err(|e| LlmFailure::new("ADAPTER_FAULT", format!("the adapter planned an invalid URL {:?}: {e}", plan.url)))?;
+        let headers = self.headers(plan)?;
+        for _ in 0..=MAX_REDIRECTS {
+            // Before any connection: the URL must be allowed; the key goes nowhere else.
+            self.policy.check_url(&url).map_err(|r| LlmFailure::new("INVALID_REQUEST", format!("refused: {r}")))?;
+            let mut request = self.client.request(method.clone(), url.clone()).body(plan.body.clone());
+            for (name, value) in &headers {
+                request = request.header(name.as_str(), value.as_str());
+            }
+            let response = self
+                .watchdog
+                .guard(|| format!("no response head from {}", host_of(&url)), request.send())
+                .await?
+                .map_err(|e| self.map_error(&e, &url, "sending the request"))?;
+            let status = response.status();
+            if status.is_redirection() {
+                url = self.redirect_target(&url, status.as_u16(), &response)?;
+                continue;
+            }
+            let head = ResponseHead {
+                status: status.as_u16(),
+                headers: response
+                    .headers()
+                    .iter()
+                    .map(|(n, v)| (n.as_str().to_ascii_lowercase(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+                    .collect(),
+                received_at_ms: SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0),
+            };
+            return Ok(ProviderResponse { head, response, url, transport: self.clone(), received: 0 });
+        }
+        Err(LlmFailure::new("INVALID_REQUEST", format!("more than {MAX_REDIRECTS} redirects from {}", host_of(&url))))
+    }
+
+    /// The plan's headers with the credential inserted.
+    fn headers(&self, plan: &HttpPlan) -> Result<Vec<(String, String)>, LlmFailure> {
+        let mut out = Vec::with_capacity(plan.headers.len());
         for (name, value) in &plan.headers {
-            let value = if value.contains(CREDENTIAL_PLACEHOLDER) {
-                let Some(key) = &dest.credential else {
-                    if !dest.credential_required {
-                        continue;
-                    }
+            if !value.contains(CREDENTIAL_PLACEHOLDER) {
+                out.push((name.clone(), value.clone()));
+                continue;
+            }
+            match &self.credential.key {
+                Some(key) => out.push((name.clone(), value.replace(CREDENTIAL_PLACEHOLDER, key))),
+                None if !self.credential.required => {}
+                None => {
                     return Err(LlmFailure::new(
                         "AUTH",
                         format!(
                             "provider '{}' needs an API key: set {} (the adapter asked for a credential in header '{}')",
-                            dest.provider, dest.credential_source, name
+                            self.policy.provider, self.credential.source, name
                         ),
                     ));
-                };
-                value.replace(CREDENTIAL_PLACEHOLDER, key)
-            } else {
-                value.clone()
-            };
-            request = request.header(name.as_str(), value);
-        }
-
-        let sent = tokio::time::timeout(dest.idle_timeout, request.send()).await;
-        let response = match sent {
-            Err(_) => {
-                return Err(LlmFailure::new(
-                    "TIMEOUT",
-                    format!(
-                        "no response head from {} within {} ms",
-                        host_of(&url),
-                        dest.idle_timeout.as_millis()
-                    ),
-                ));
+                }
             }
-            Ok(Err(e)) => return Err(self.map_error(&e, &url, dest, "sending the request")),
-            Ok(Ok(response)) => response,
-        };
-        let head = ResponseHead {
-            status: response.status().as_u16(),
-            headers: response
-                .headers()
-                .iter()
-                .map(|(n, v)| {
-                    (
-                        n.as_str().to_ascii_lowercase(),
-                        String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                    )
-                })
-                .collect(),
-            received_at_ms: SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map(|d| d.as_millis() as u64)
-                .unwrap_or(0),
-        };
-        Ok(ProviderResponse {
-            head,
-            response,
-            url,
-            dest: dest.clone(),
-        })
+        }
+        Ok(out)
     }
 
-    fn map_error(
-        &self,
-        e: &reqwest::Error,
-        url: &reqwest::Url,
-        dest: &Destination,
-        doing: &str,
-    ) -> LlmFailure {
-        map_reqwest_error(e, url, dest, doing)
+    /// A 307/308 to an allowed host is followed (method and body kept); anything else is refused
+    /// with the reason, since following it would change the request or leave the provider.
+    fn redirect_target(&self, from: &reqwest::Url, status: u16, response: &reqwest::Response) -> Result<reqwest::Url, LlmFailure> {
+        let location = response.headers().get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok());
+        let Some(location) = location else {
+            return Err(LlmFailure::new("INVALID_REQUEST", format!("{} answered HTTP {status} without a Location", host_of(from))).with_status(status));
+        };
+        let target = from
+            .join(location)
+            .map_err(|e| LlmFailure::new("INVALID_REQUEST", format!("{} redirected to an invalid URL {location:?}: {e}", host_of(from))).with_status(status))?;
+        if let Err(refusal) = self.policy.check_url(&target) {
+            return Err(LlmFailure::new("INVALID_REQUEST", format!("refused the redirect from {} to {target}: {refusal}", host_of(from))).with_status(status));
+        }
+        if !matches!(status, 307 | 308) {
+            return Err(LlmFailure::new(
+                "INVALID_REQUEST",
+                format!("{} answered HTTP {status} redirecting to {target}; only 307/308 keep the request intact, so dsh-host does not follow it: fix the provider's base_url", host_of(from)),
+            )
+            .with_status(status));
+        }
+        Ok(target)
+    }
+
+    fn map_error(&self, e: &reqwest::Error, url: &reqwest::Url, doing: &str) -> LlmFailure {
+        let host = host_of(url);
+        let cause = self.redact(&innermost(e));
+        if let Some(refusal) = find_refusal(e) {
+            return LlmFailure::new("INVALID_REQUEST", format!("refused to connect to {host}: {refusal}"));
+        }
+        let code = if e.is_timeout() { "TIMEOUT" } else { "NETWORK" };
+        let what = if e.is_connect() { format!("could not connect to {host}: {cause}") } else { format!("{doing} to {host} failed: {cause}") };
+        LlmFailure::new(code, what)
     }
 }
 
@@ -148,23 +187,6 @@ fn host_of(url: &reqwest::Url) -> String {
         (Some(h), None) => h.to_string(),
         _ => url.to_string(),
     }
-}
-
-fn map_reqwest_error(
-    e: &reqwest::Error,
-    url: &reqwest::Url,
-    dest: &Destination,
-    doing: &str,
-) -> LlmFailure {
-    let host = host_of(url);
-    let cause = redact(&innermost(e), dest);
-    let code = if e.is_timeout() { "TIMEOUT" } else { "NETWORK" };
-    let what = if e.is_connect() {
-        format!("could not connect to {host}: {cause}")
-    } else {
-        format!("{doing} to {host} failed: {cause}")
-    };
-    LlmFailure::new(code, what)
 }
 
 /// reqwest's Display stops at the outermost layer ("error sending request"); the useful part
@@ -182,11 +204,42 @@ fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
     parts.join(": ")
 }
 
-/// Removes the credential from any text that could reach a log or a terminal.
-pub fn redact(text: &str, dest: &Destination) -> String {
-    match &dest.credential {
-        Some(key) if !key.is_empty() => text.replace(key.as_str(), "[redacted]"),
-        _ => text.to_string(),
+fn find_refusal(e: &(dyn std::error::Error + 'static)) -> Option<String> {
+    let mut source = e.source();
+    while let Some(s) = source {
+        if let Some(r) = s.downcast_ref::<crate::network::Refusal>() {
+            return Some(r.to_string());
+        }
+        source = s.source();
+    }
+    None
+}
+
+/// Resolves names with the system resolver, then drops (and, if nothing is left, refuses) the
+/// addresses the policy forbids: an allowed public name must not lead into the local network.
+struct GuardedResolver {
+    policy: Arc<NetworkPolicy>,
+}
+
+impl reqwest::dns::Resolve for GuardedResolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let policy = self.policy.clone();
+        let host = name.as_str().to_string();
+        Box::pin(async move {
+            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let mut allowed = Vec::new();
+            let mut refusal = None;
+            for addr in addrs {
+                match policy.check_ip(&host, addr.ip()) {
+                    Ok(()) => allowed.push(addr),
+                    Err(r) => refusal = Some(r),
+                }
+            }
+            match (allowed.is_empty(), refusal) {
+                (true, Some(r)) => Err(Box::new(r) as Box<dyn std::error::Error + Send + Sync>),
+                _ => Ok(Box::new(allowed.into_iter()) as reqwest::dns::Addrs),
+            }
+        })
     }
 }
 
@@ -195,7 +248,8 @@ pub struct ProviderResponse {
     pub head: ResponseHead,
     response: reqwest::Response,
     url: reqwest::Url,
-    dest: Destination,
+    transport: Transport,
+    received: usize,
 }
 
 impl ProviderResponse {
@@ -203,25 +257,30 @@ impl ProviderResponse {
         (200..300).contains(&self.head.status)
     }
 
-    /// The next network read of the body; `Ok(None)` at a clean end.
+    /// The next network read of the body; `Ok(None)` at a clean end. Guarded by the watchdog.
     pub async fn next_read(&mut self) -> Result<Option<bytes::Bytes>, LlmFailure> {
-        match tokio::time::timeout(self.dest.idle_timeout, self.response.chunk()).await {
-            Err(_) => Err(LlmFailure::new(
-                "TIMEOUT",
-                format!(
-                    "the stream from {} was idle for {} ms",
-                    host_of(&self.url),
-                    self.dest.idle_timeout.as_millis()
-                ),
-            )
-            .with_status(self.head.status)),
-            Ok(Ok(chunk)) => Ok(chunk),
-            Ok(Err(e)) => {
-                Err(
-                    map_reqwest_error(&e, &self.url, &self.dest, "reading the response body")
-                        .with_status(self.head.status),
-                )
+        let host = host_of(&self.url);
+        let status = self.head.status;
+        let read = self
+            .transport
+            .watchdog
+            .guard(|| format!("the stream from {host} sent nothing"), self.response.chunk())
+            .await
+            .map_err(|f| f.with_status(status))?;
+        match read {
+            Ok(Some(chunk)) => {
+                self.received += chunk.len();
+                if self.received > self.transport.max_response_bytes {
+                    return Err(LlmFailure::new(
+                        "SERVER_ERROR",
+                        format!("the response from {host} exceeded {} bytes; dsh-host stopped reading it", self.transport.max_response_bytes),
+                    )
+                    .with_status(status));
+                }
+                Ok(Some(chunk))
             }
+            Ok(None) => Ok(None),
+            Err(e) => Err(self.transport.map_error(&e, &self.url, "reading the response body").with_status(status)),
         }
     }
 

@@ -5,8 +5,7 @@ use crate::support::*;
 use dsh_host::adapter::{CompletionRequest, Message, Role};
 use dsh_host::attempt::{Provider, run_attempt};
 use dsh_host::config;
-use dsh_host::engine::GuestEngine;
-use dsh_host::transport::Transport;
+use dsh_host::engine::{GuestEngine, GuestLimits};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -35,17 +34,14 @@ async fn every_openai_and_deepseek_fixture_gets_its_canonical_failure() {
         .collect();
     let mock = mock(&serde_json::json!({ "steps": steps }).to_string()).await;
 
-    let engine = GuestEngine::new(Some(shared_cache_dir()), Default::default()).unwrap();
-    let adapter = dsh_host::adapter::Adapter::load(
-        &engine,
-        &dsh_host::guests::builtin_adapter("openai").unwrap(),
-    )
+    let engine = GuestEngine::new(Some(shared_cache_dir())).unwrap();
+    let source = dsh_host::guests::builtin_adapter("openai").unwrap();
+    let adapter = dsh_host::adapter::Adapter::load(&engine, &source, GuestLimits::default_for(&source))
     .await
     .unwrap();
     let mut cfg = config::preset("openai").unwrap();
     cfg.base_url = mock.base_url();
-    let provider = Provider::new(cfg, Arc::new(adapter), Some(TEST_KEY.into()));
-    let transport = Transport::new().unwrap();
+    let provider = Provider::new(cfg, Arc::new(adapter), Some(TEST_KEY.into())).unwrap();
     let request = CompletionRequest {
         model: "gpt-test".into(),
         messages: vec![Message::new(Role::User, "hi")],
@@ -57,7 +53,7 @@ async fn every_openai_and_deepseek_fixture_gets_its_canonical_failure() {
     let mut wrong = Vec::new();
     for case in &cases {
         let id = case["id"].as_str().unwrap();
-        let got = run_attempt(&provider, &transport, &request, &mut |_| {}).await;
+        let got = run_attempt(&provider, &request, &mut |_| {}).await;
         let failure = match got {
             Ok(c) => {
                 wrong.push(format!("{id}: succeeded with {c:?}"));

@@ -3,7 +3,7 @@
 
 use crate::support::*;
 use dsh_host::adapter::Adapter;
-use dsh_host::engine::GuestEngine;
+use dsh_host::engine::{GuestEngine, GuestLimits};
 use dsh_host::guests::GuestSource;
 
 #[tokio::test]
@@ -139,8 +139,8 @@ async fn a_third_party_adapter_file_replaces_the_built_in_one() {
 async fn compiled_code_is_cached_and_a_corrupt_cache_entry_is_recompiled() {
     let cache = tempfile::tempdir().unwrap();
     let source = GuestSource::file(&test_guest("dsh_guest_openai"));
-    let engine = GuestEngine::new(Some(cache.path().to_path_buf()), Default::default()).unwrap();
-    Adapter::load(&engine, &source).await.unwrap();
+    let engine = GuestEngine::new(Some(cache.path().to_path_buf())).unwrap();
+    Adapter::load(&engine, &source, GuestLimits::default_for(&source)).await.unwrap();
     let entries: Vec<_> = std::fs::read_dir(cache.path())
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -153,14 +153,14 @@ async fn compiled_code_is_cached_and_a_corrupt_cache_entry_is_recompiled() {
     assert!(entries[0].extension().unwrap() == "cwasm");
 
     // A second engine (a second start) loads the cached code.
-    let engine2 = GuestEngine::new(Some(cache.path().to_path_buf()), Default::default()).unwrap();
-    let adapter = Adapter::load(&engine2, &source).await.unwrap();
+    let engine2 = GuestEngine::new(Some(cache.path().to_path_buf())).unwrap();
+    let adapter = Adapter::load(&engine2, &source, GuestLimits::default_for(&source)).await.unwrap();
     assert_eq!(adapter.name(), "openai");
 
     // A corrupt entry is replaced, not fatal.
     std::fs::write(&entries[0], b"corrupt").unwrap();
-    let engine3 = GuestEngine::new(Some(cache.path().to_path_buf()), Default::default()).unwrap();
-    Adapter::load(&engine3, &source).await.unwrap();
+    let engine3 = GuestEngine::new(Some(cache.path().to_path_buf())).unwrap();
+    Adapter::load(&engine3, &source, GuestLimits::default_for(&source)).await.unwrap();
     assert!(
         std::fs::read(&entries[0]).unwrap().len() > 1000,
         "the entry was rewritten"

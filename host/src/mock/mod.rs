@@ -1,9 +1,9 @@
 //! Embedded mock LLM provider: a scriptable fake HTTP server for the demo and the tests.
 //!
 //! Each step of a [`MockScript`] answers one request, in order of arrival: a verbatim answer
-//! (status, headers, body), an SSE stream, or a provider-shaped completion, with faults (stalls,
-//! TCP resets) at chosen points. Every request is recorded for inspection. Format:
-//! `docs/mock-script.md`.
+//! (status, headers, body), an SSE stream, or a provider-shaped completion (OpenAI, Anthropic or
+//! Gemini, chosen by the request path), with faults (stalls, TCP resets) at chosen points. Every
+//! request is recorded for inspection. Format: `docs/mock-script.md`.
 
 mod de;
 mod http;
@@ -15,6 +15,8 @@ mod server;
 mod script_tests;
 #[cfg(test)]
 mod server_tests;
+#[cfg(test)]
+mod shape_tests;
 
 pub use render::{RenderCtx, Shape, SseEvent};
 pub use script::{

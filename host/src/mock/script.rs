@@ -28,9 +28,11 @@ pub struct Step {
     pub body_base64: Option<String>,
     /// A close-delimited SSE stream of these events.
     pub events: Option<Vec<SseEventSpec>>,
-    /// End the stream with `data: [DONE]`. Default: true for `completion`, false for `events`.
+    /// End the stream with `data: [DONE]`. Default: false for `events`; for `completion`, true for
+    /// the OpenAI shape and false for the others (which refuse `true`: they never send one).
     pub done: Option<bool>,
-    /// Shorthand: a provider-shaped completion stream (the shape follows the request path).
+    /// Shorthand: a provider-shaped completion stream (the shape follows the request path:
+    /// OpenAI Chat Completions, Anthropic Messages or Gemini `streamGenerateContent`).
     pub completion: Option<Completion>,
     /// Wait after reading the request, before sending anything.
     pub stall_before_headers_ms: Option<u64>,
@@ -62,11 +64,15 @@ pub struct Completion {
     /// Text pieces, one chunk each.
     #[serde(default)]
     pub text: Vec<String>,
+    /// Thinking pieces, sent before the text as a thinking content block. Anthropic shape only:
+    /// a completion with thinking answering another shape is refused at request time.
+    #[serde(default)]
+    pub thinking: Vec<String>,
     /// `stop`, `length`, `tool_calls`, `content_filter`, or `null` for no finish chunk (a truncated stream).
     #[serde(default = "default_finish")]
     pub finish: Option<String>,
     pub usage: Option<Usage>,
-    /// Wait this long before each chunk.
+    /// Wait this long before each chunk (every SSE event of the stream, whatever the shape).
     pub delay_ms: Option<u64>,
     #[serde(default)]
     pub tool_calls: Vec<ToolCallSpec>,
@@ -78,7 +84,8 @@ fn default_finish() -> Option<String> {
     Some("stop".into())
 }
 
-/// Finish reasons the OpenAI shape knows; the validator names them in its error.
+/// Finish reasons a script may give, in OpenAI's words (each shape maps them to its own); the
+/// validator names them in its error.
 pub const FINISH_REASONS: &[&str] = &["stop", "length", "tool_calls", "content_filter"];
 
 #[derive(Debug, Clone, Deserialize)]
@@ -88,6 +95,14 @@ pub struct Usage {
     pub completion_tokens: u64,
     /// Defaults to the sum.
     pub total_tokens: Option<u64>,
+}
+
+impl Usage {
+    /// `total_tokens`, or the sum when the script leaves it out.
+    pub fn total(&self) -> u64 {
+        self.total_tokens
+            .unwrap_or(self.prompt_tokens.saturating_add(self.completion_tokens))
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -20,6 +20,9 @@ pub struct RecordedRequest {
     pub body: Vec<u8>,
     /// The step that answered it; `None` when the script was exhausted.
     pub step: Option<usize>,
+    /// The completion shape the path selected, when a `completion` step answered it; `None` for
+    /// other steps and for a path with no shape (answered with a 404).
+    pub shape: Option<Shape>,
 }
 
 impl RecordedRequest {
@@ -57,13 +60,17 @@ impl Shared {
             st.next_step += 1;
             st.next_step - 1
         });
-        tracing::debug!(method = %req.method, path = %req.path, ?step, "mock request");
+        let shape = step
+            .filter(|&i| self.steps[i].completion.is_some())
+            .and_then(|_| Shape::for_path(&req.path));
+        tracing::debug!(method = %req.method, path = %req.path, ?step, ?shape, "mock request");
         st.requests.push(RecordedRequest {
             method: req.method,
             path: req.path,
             headers: req.headers,
             body: req.body,
             step,
+            shape,
         });
         (step, st.requests.len())
     }
@@ -192,7 +199,7 @@ enum Body {
 async fn serve_step(mut stream: TcpStream, step: &Step, index: usize, path: &str) {
     let body = match plan_body(step, index, path) {
         Ok(body) => body,
-        Err(msg) => return http::write_error(&mut stream, 404, "mock_no_shape", &msg).await,
+        Err(e) => return http::write_error(&mut stream, e.status, e.kind, &e.message).await,
     };
     if let Some(ms) = step.stall_before_headers_ms {
         tokio::time::sleep(Duration::from_millis(ms)).await;
@@ -228,7 +235,14 @@ async fn serve_step(mut stream: TcpStream, step: &Step, index: usize, path: &str
     out.finish().await;
 }
 
-fn plan_body(step: &Step, index: usize, path: &str) -> Result<Body, String> {
+/// Why a step cannot answer this request; sent as the mock's own JSON error.
+struct PlanError {
+    status: u16,
+    kind: &'static str,
+    message: String,
+}
+
+fn plan_body(step: &Step, index: usize, path: &str) -> Result<Body, PlanError> {
     if let Some(events) = &step.events {
         let events = events.iter().map(SseEvent::from_spec).collect();
         return Ok(Body::Stream {
@@ -237,25 +251,33 @@ fn plan_body(step: &Step, index: usize, path: &str) -> Result<Body, String> {
         });
     }
     if let Some(c) = &step.completion {
-        let shape = Shape::for_path(path).ok_or_else(|| {
-            format!(
+        let shape = Shape::for_path(path).ok_or_else(|| PlanError {
+            status: 404,
+            kind: "mock_no_shape",
+            message: format!(
                 "mock provider: steps[{index}] is a completion, but the request path {path} has no completion shape; the mock renders completions for {}",
                 Shape::SUPPORTED
-            )
+            ),
+        })?;
+        shape.check_query(path).map_err(|msg| PlanError {
+            status: 400,
+            kind: "mock_bad_request",
+            message: format!("mock provider: steps[{index}]: {msg}"),
         })?;
         let created = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_secs())
             .unwrap_or(0);
         let ctx = RenderCtx {
-            id: format!("chatcmpl-mock-{index}"),
+            step: index,
             created,
         };
-        let done = step.done.unwrap_or(shape.done_by_default());
-        return Ok(Body::Stream {
-            events: shape.render(c, &ctx),
-            done,
-        });
+        let (events, done) = shape.render(c, step.done, &ctx).map_err(|msg| PlanError {
+            status: 500,
+            kind: "mock_script_error",
+            message: format!("mock provider: steps[{index}]: {msg}"),
+        })?;
+        return Ok(Body::Stream { events, done });
     }
     Ok(Body::Fixed(step.raw_body().unwrap_or_default()))
 }

@@ -8,14 +8,14 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-async fn start(json: &str) -> MockServer {
+pub(super) async fn start(json: &str) -> MockServer {
     let script = MockScript::from_json_str(json).unwrap();
     MockServer::start(script, "127.0.0.1:0".parse().unwrap())
         .await
         .unwrap()
 }
 
-async fn send(server: &MockServer, path: &str, body: &str) -> TcpStream {
+pub(super) async fn send(server: &MockServer, path: &str, body: &str) -> TcpStream {
     let mut s = TcpStream::connect(server.addr()).await.unwrap();
     let req = format!(
         "POST {path} HTTP/1.1\r\nHost: mock\r\nContent-Length: {}\r\n\r\n{body}",
@@ -26,7 +26,7 @@ async fn send(server: &MockServer, path: &str, body: &str) -> TcpStream {
 }
 
 /// Everything the server sent, and how the connection ended: `Ok` for a clean EOF.
-async fn read_all(mut s: TcpStream) -> (Vec<u8>, std::io::Result<()>) {
+pub(super) async fn read_all(mut s: TcpStream) -> (Vec<u8>, std::io::Result<()>) {
     let mut out = Vec::new();
     let mut buf = [0u8; 4096];
     loop {
@@ -38,17 +38,17 @@ async fn read_all(mut s: TcpStream) -> (Vec<u8>, std::io::Result<()>) {
     }
 }
 
-async fn exchange(server: &MockServer, path: &str) -> (String, std::io::Result<()>) {
+pub(super) async fn exchange(server: &MockServer, path: &str) -> (String, std::io::Result<()>) {
     let (bytes, end) = read_all(send(server, path, "{}").await).await;
     (String::from_utf8(bytes).unwrap(), end)
 }
 
-fn split_response(text: &str) -> (&str, &str) {
+pub(super) fn split_response(text: &str) -> (&str, &str) {
     text.split_once("\r\n\r\n").expect("a complete head")
 }
 
 /// The `data:` payloads of an SSE body, in order.
-fn sse_data(body: &str) -> Vec<&str> {
+pub(super) fn sse_data(body: &str) -> Vec<&str> {
     body.split("\n\n")
         .filter_map(|ev| ev.lines().find_map(|l| l.strip_prefix("data: ")))
         .collect()
