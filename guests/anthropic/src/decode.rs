@@ -1,0 +1,421 @@
+//! The response-body decoder: Anthropic Messages SSE into chunks.
+//!
+//! A stream is `message_start`, then per content block `content_block_start`,
+//! `content_block_delta`s and `content_block_stop`, then `message_delta` (the stop reason and the
+//! output usage) and `message_stop`; `ping`s anywhere. Decisions:
+//! - The finish is emitted at `message_stop` only, preceded by one `usage` chunk that combines
+//!   `message_start`'s and `message_delta`'s counts. A stream that ends without `message_stop` yields
+//!   no finish: the host reports it as STREAM_TRUNCATED.
+//! - Usage is reported in the contract's sense (cached tokens are part of the input): Anthropic's
+//!   `input_tokens` counts only the uncached part, so `input-tokens` is `input_tokens +
+//!   cache_read_input_tokens + cache_creation_input_tokens`, and `cached-input-tokens` is
+//!   `cache_read_input_tokens`.
+//! - A tool call's index is its content block's index; its id and name come on the delta made from
+//!   `content_block_start`, the argument text on the `input_json_delta`s after it.
+//! - `event: error` in the 200 stream ends it with an error finish, classified by its error type like
+//!   a non-2xx body. After any finish, everything is ignored.
+//! - A body without SSE framing is read at `end()` as one JSON document: a non-streaming Message, or
+//!   an error.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::classify::{classify_in_band, header_request_id};
+use crate::sse::{SseEvent, SseParser};
+use crate::text::{QUOTE_CHARS, excerpt, html_title, looks_like_html};
+use crate::types::{
+    Chunk, Finish, FinishKind, LlmFailure, ResponseHead, ToolCallDelta, Usage, codes,
+};
+
+/// A body that has shown no SSE framing is kept (to be read as JSON at the end) up to this size.
+const MAX_PLAIN_BODY: usize = 32 * 1024 * 1024;
+
+/// What a content block is, as its `content_block_start` said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Block {
+    Text,
+    Thinking,
+    /// A client tool call. `complete`: its start already carried the whole input, so any
+    /// `input_json_delta` would repeat it.
+    ToolUse {
+        complete: bool,
+    },
+    /// `redacted_thinking`, `server_tool_use` (run by Anthropic, not by us), results, and types
+    /// this adapter does not know: their deltas are not ours to emit.
+    Other,
+}
+
+/// Anthropic's token counts as reported so far (`message_delta` counts are cumulative).
+#[derive(Debug, Default, Clone, Copy)]
+struct RawUsage {
+    input: Option<u64>,
+    output: Option<u64>,
+    cache_read: Option<u64>,
+    cache_creation: Option<u64>,
+}
+
+impl RawUsage {
+    fn merge(&mut self, u: &Value) {
+        let n = |key: &str| u.get(key).and_then(Value::as_u64);
+        self.input = n("input_tokens").or(self.input);
+        self.output = n("output_tokens").or(self.output);
+        self.cache_read = n("cache_read_input_tokens").or(self.cache_read);
+        self.cache_creation = n("cache_creation_input_tokens").or(self.cache_creation);
+    }
+
+    fn to_usage(self) -> Option<Usage> {
+        let any_input =
+            self.input.is_some() || self.cache_read.is_some() || self.cache_creation.is_some();
+        let input = any_input.then(|| {
+            self.input
+                .unwrap_or(0)
+                .saturating_add(self.cache_read.unwrap_or(0))
+                .saturating_add(self.cache_creation.unwrap_or(0))
+        });
+        let usage = Usage {
+            input_tokens: input,
+            output_tokens: self.output,
+            cached_input_tokens: self.cache_read,
+            reasoning_tokens: None,
+        };
+        (usage != Usage::default()).then_some(usage)
+    }
+}
+
+pub struct Decoder {
+    head: ResponseHead,
+    sse: SseParser,
+    /// The body so far, while it may still be a plain JSON document rather than a stream.
+    raw: Vec<u8>,
+    raw_too_large: bool,
+    /// A finish was emitted: the answer is over.
+    finished: bool,
+    /// Content blocks by their index.
+    blocks: BTreeMap<u64, Block>,
+    usage: RawUsage,
+    stop_reason: Option<String>,
+    saw_tool_call: bool,
+}
+
+impl Decoder {
+    pub fn new(head: ResponseHead) -> Self {
+        Decoder {
+            head,
+            sse: SseParser::new(),
+            raw: Vec::new(),
+            raw_too_large: false,
+            finished: false,
+            blocks: BTreeMap::new(),
+            usage: RawUsage::default(),
+            stop_reason: None,
+            saw_tool_call: false,
+        }
+    }
+
+    /// One network read, as it came.
+    pub fn feed(&mut self, bytes: &[u8]) -> Vec<Chunk> {
+        let mut out = Vec::new();
+        if self.finished {
+            return out;
+        }
+        if !self.sse.saw_framing() && !self.raw_too_large {
+            if self.raw.len() + bytes.len() > MAX_PLAIN_BODY {
+                self.raw_too_large = true;
+            } else {
+                self.raw.extend_from_slice(bytes);
+            }
+        }
+        let events = self.sse.feed(bytes);
+        if self.sse.saw_framing() && !self.raw.is_empty() {
+            self.raw = Vec::new(); // a stream: the copy is not needed
+        }
+        for event in events {
+            self.on_event(event, &mut out);
+        }
+        out
+    }
+
+    /// The body is complete.
+    pub fn end(&mut self) -> Vec<Chunk> {
+        let mut out = Vec::new();
+        if self.finished {
+            return out;
+        }
+        for event in self.sse.finish() {
+            self.on_event(event, &mut out);
+        }
+        if !self.finished && !self.sse.saw_framing() {
+            self.decode_plain_body(&mut out);
+        }
+        // Without `message_stop` nothing more is emitted: the host reports STREAM_TRUNCATED.
+        out
+    }
+
+    fn on_event(&mut self, event: SseEvent, out: &mut Vec<Chunk>) {
+        if self.finished {
+            return;
+        }
+        let data = event.data.trim();
+        match serde_json::from_str::<Value>(data) {
+            Ok(value) => self.on_json(event.event.as_deref(), &value, out),
+            // `event: error` with a text payload is still an error.
+            Err(_) if event.event.as_deref() == Some("error") => {
+                let text = Value::String(excerpt(data, QUOTE_CHARS));
+                self.emit_error(classify_in_band(&text, &self.head), out);
+            }
+            // A payload that is not JSON (a cut-off last event, a proxy's odd keep-alive) carries
+            // nothing we can use; a stream made only of them ends without a finish: truncated.
+            Err(_) => {}
+        }
+    }
+
+    fn on_json(&mut self, event_name: Option<&str>, v: &Value, out: &mut Vec<Chunk>) {
+        let kind = v
+            .get("type")
+            .and_then(Value::as_str)
+            .or(event_name)
+            .unwrap_or("");
+        match kind {
+            "message_start" => {
+                if let Some(u) = v.pointer("/message/usage") {
+                    self.usage.merge(u);
+                }
+            }
+            "content_block_start" => {
+                let (Some(index), Some(block)) = (index_of(v), v.get("content_block")) else {
+                    return;
+                };
+                self.on_block_start(index, block, out);
+            }
+            "content_block_delta" => {
+                let (Some(index), Some(delta)) = (index_of(v), v.get("delta")) else {
+                    return;
+                };
+                self.on_block_delta(index, delta, out);
+            }
+            "message_delta" => {
+                if let Some(reason) = v.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                    self.stop_reason = Some(reason.to_string());
+                }
+                if let Some(u) = v.get("usage") {
+                    self.usage.merge(u);
+                }
+            }
+            "message_stop" => {
+                if let Some(usage) = self.usage.to_usage() {
+                    out.push(Chunk::Usage(usage));
+                }
+                let finish = self.finish_for(self.stop_reason.clone().as_deref());
+                self.emit_finish(finish, out);
+            }
+            "error" => self.emit_error(classify_in_band(v, &self.head), out),
+            // `ping`, `content_block_stop`, and events added after this adapter was written.
+            _ => {}
+        }
+    }
+
+    fn on_block_start(&mut self, index: u64, block: &Value, out: &mut Vec<Chunk>) {
+        let kind = match block.get("type").and_then(Value::as_str).unwrap_or("") {
+            "text" => {
+                push_text(out, Chunk::Text, block.get("text"));
+                Block::Text
+            }
+            "thinking" => {
+                push_text(out, Chunk::Reasoning, block.get("thinking"));
+                Block::Thinking
+            }
+            "tool_use" => {
+                // Streams start with `input: {}` and send the input as `input_json_delta`s; a start
+                // that already holds a non-empty input (some proxies) is the whole call.
+                let arguments = match block.get("input") {
+                    Some(Value::Object(o)) if !o.is_empty() => Value::Object(o.clone()).to_string(),
+                    _ => String::new(),
+                };
+                let complete = !arguments.is_empty();
+                self.push_tool_call(
+                    out,
+                    index,
+                    block.get("id").and_then(Value::as_str),
+                    block.get("name").and_then(Value::as_str),
+                    arguments,
+                );
+                Block::ToolUse { complete }
+            }
+            _ => Block::Other,
+        };
+        self.blocks.insert(index, kind);
+    }
+
+    fn on_block_delta(&mut self, index: u64, delta: &Value, out: &mut Vec<Chunk>) {
+        let block = self.blocks.get(&index).copied();
+        match delta.get("type").and_then(Value::as_str).unwrap_or("") {
+            // Text without a block start is still text; text in a block that is not a text block
+            // (a citation's, a server tool's) is not the answer.
+            "text_delta" if matches!(block, None | Some(Block::Text)) => {
+                push_text(out, Chunk::Text, delta.get("text"));
+            }
+            "thinking_delta" if matches!(block, None | Some(Block::Thinking)) => {
+                push_text(out, Chunk::Reasoning, delta.get("thinking"));
+            }
+            // A tool call's arguments only after its start: without one there is no name to call.
+            "input_json_delta" if block == Some(Block::ToolUse { complete: false }) => {
+                let partial = delta
+                    .get("partial_json")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                if !partial.is_empty() {
+                    self.push_tool_call(out, index, None, None, partial.to_string());
+                }
+            }
+            // `signature_delta`, `citations_delta`, and deltas of blocks that are not ours.
+            _ => {}
+        }
+    }
+
+    /// A body without SSE framing: a non-streaming Message, an error object, or garbage. An empty
+    /// body yields nothing (truncated).
+    fn decode_plain_body(&mut self, out: &mut Vec<Chunk>) {
+        let raw = std::mem::take(&mut self.raw);
+        let text = String::from_utf8_lossy(&raw);
+        if text.trim().is_empty() && !self.raw_too_large {
+            return;
+        }
+        let value = match serde_json::from_str::<Value>(text.trim()) {
+            Ok(value) if !self.raw_too_large => value,
+            _ => return self.emit_error(self.unparseable(&text), out),
+        };
+        let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
+        if kind == "error" || value.get("error").is_some_and(|e| !e.is_null()) {
+            return self.emit_error(classify_in_band(&value, &self.head), out);
+        }
+        let content = value.get("content").and_then(Value::as_array);
+        let Some(content) = content.filter(|_| kind == "message" || kind.is_empty()) else {
+            return self.emit_error(self.unparseable(&text), out);
+        };
+        for (index, block) in content.iter().enumerate() {
+            match block.get("type").and_then(Value::as_str).unwrap_or("") {
+                "text" => push_text(out, Chunk::Text, block.get("text")),
+                "thinking" => push_text(out, Chunk::Reasoning, block.get("thinking")),
+                "tool_use" => {
+                    let arguments = match block.get("input") {
+                        None | Some(Value::Null) => String::new(),
+                        Some(input) => input.to_string(),
+                    };
+                    self.push_tool_call(
+                        out,
+                        index as u64,
+                        block.get("id").and_then(Value::as_str),
+                        block.get("name").and_then(Value::as_str),
+                        arguments,
+                    );
+                }
+                _ => {}
+            }
+        }
+        if let Some(u) = value.get("usage") {
+            self.usage.merge(u);
+        }
+        if let Some(usage) = self.usage.to_usage() {
+            out.push(Chunk::Usage(usage));
+        }
+        let reason = value.get("stop_reason").and_then(Value::as_str);
+        let finish = self.finish_for(reason);
+        self.emit_finish(finish, out);
+    }
+
+    fn unparseable(&self, text: &str) -> LlmFailure {
+        let content_type = self.head.header("content-type").unwrap_or("none");
+        let start = if looks_like_html(text) {
+            html_title(text).map_or_else(
+                || excerpt(text, QUOTE_CHARS),
+                |t| format!("an HTML page titled {t:?}"),
+            )
+        } else {
+            format!("{:?}", excerpt(text, QUOTE_CHARS))
+        };
+        let size = if self.raw_too_large {
+            " (too large to be one JSON document)"
+        } else {
+            ""
+        };
+        LlmFailure {
+            request_id: header_request_id(&self.head),
+            ..LlmFailure::new(
+                codes::SERVER_ERROR,
+                format!(
+                    "the provider sent an unparseable response body{size}: neither an Anthropic \
+                     event stream nor a Message (HTTP {}, content-type {content_type}); it starts \
+                     with {start}",
+                    self.head.status
+                ),
+            )
+        }
+    }
+
+    fn push_tool_call(
+        &mut self,
+        out: &mut Vec<Chunk>,
+        index: u64,
+        id: Option<&str>,
+        name: Option<&str>,
+        arguments: String,
+    ) {
+        let id = id.filter(|s| !s.is_empty());
+        let name = name.filter(|s| !s.is_empty());
+        if id.is_none() && name.is_none() && arguments.is_empty() {
+            return;
+        }
+        self.saw_tool_call = true;
+        out.push(Chunk::ToolCall(ToolCallDelta {
+            // Content block indices are small; one past u32 would be a broken stream, kept distinct.
+            index: u32::try_from(index).unwrap_or(u32::MAX),
+            id: id.map(str::to_string),
+            name: name.map(str::to_string),
+            arguments,
+        }));
+    }
+
+    /// The finish for Anthropic's `stop_reason` (`None`: the message ended without one).
+    fn finish_for(&self, reason: Option<&str>) -> Finish {
+        let kind = match reason.unwrap_or("") {
+            "end_turn" | "stop_sequence" | "pause_turn" => FinishKind::Stop,
+            "max_tokens" | "model_context_window_exceeded" => FinishKind::Length,
+            "tool_use" => FinishKind::ToolCalls,
+            "refusal" => FinishKind::ContentFilter,
+            // No reason, or one added after this adapter was written: the calls are what matter.
+            _ if self.saw_tool_call => FinishKind::ToolCalls,
+            _ => FinishKind::Stop,
+        };
+        Finish {
+            kind,
+            reason: reason.map(str::to_string),
+            failure: None,
+        }
+    }
+
+    fn emit_error(&mut self, failure: LlmFailure, out: &mut Vec<Chunk>) {
+        let finish = Finish {
+            kind: FinishKind::Error,
+            reason: None,
+            failure: Some(failure),
+        };
+        self.emit_finish(finish, out);
+    }
+
+    fn emit_finish(&mut self, finish: Finish, out: &mut Vec<Chunk>) {
+        self.finished = true;
+        self.raw = Vec::new();
+        out.push(Chunk::Finish(finish));
+    }
+}
+
+fn index_of(v: &Value) -> Option<u64> {
+    v.get("index").and_then(Value::as_u64)
+}
+
+fn push_text(out: &mut Vec<Chunk>, make: fn(String) -> Chunk, v: Option<&Value>) {
+    if let Some(s) = v.and_then(Value::as_str).filter(|s| !s.is_empty()) {
+        out.push(make(s.to_string()));
+    }
+}

@@ -1,0 +1,130 @@
+//! Small text helpers shared by the classifier and the decoder.
+
+/// Bodies quoted into a failure message are cut to this many characters: enough to recognise an
+/// HTML error page or a proxy's complaint, short enough for a log line.
+pub const QUOTE_CHARS: usize = 300;
+
+/// A provider's own message is kept verbatim, but not without bound (a server's validation dump
+/// can run to kilobytes).
+pub const MESSAGE_CHARS: usize = 2000;
+
+/// `text` cut to `max` characters (with `…`), otherwise unchanged.
+pub fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_string(),
+    }
+}
+
+/// `text` with runs of whitespace collapsed to one space, cut to `max` characters (with `…`).
+pub fn excerpt(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    let mut count = 0;
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+            count += 1;
+        }
+        for c in word.chars() {
+            if count >= max {
+                out.push('…');
+                return out;
+            }
+            out.push(c);
+            count += 1;
+        }
+    }
+    out
+}
+
+/// Lower-cased, whitespace-collapsed, backticks removed: the form message patterns are matched on,
+/// so that `max_tokens` and a message broken across lines still match.
+pub fn normalize(text: &str) -> String {
+    text.replace('`', "")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
+
+/// Whether the body looks like an HTML page (a proxy's or CDN's error page).
+pub fn looks_like_html(text: &str) -> bool {
+    let start = text
+        .trim_start()
+        .get(..15)
+        .unwrap_or(text.trim_start())
+        .to_ascii_lowercase();
+    start.starts_with("<!doctype html")
+        || start.starts_with("<html")
+        || start.starts_with("<head")
+        || start.starts_with("<body")
+        || start.starts_with("<?xml")
+}
+
+/// The `<title>` of an HTML page, if it has a non-empty one.
+pub fn html_title(text: &str) -> Option<String> {
+    let lower = text.to_ascii_lowercase();
+    let open = lower.find("<title")?;
+    let start = open + lower[open..].find('>')? + 1;
+    let end = start + lower[start..].find("</title")?;
+    let title = excerpt(text.get(start..end)?, QUOTE_CHARS);
+    (!title.is_empty()).then_some(title)
+}
+
+/// The standard reason phrase of an HTTP status, for messages built without provider wording.
+pub fn reason_phrase(status: u16) -> &'static str {
+    match status {
+        301 => "Moved Permanently",
+        302 => "Found",
+        307 => "Temporary Redirect",
+        308 => "Permanent Redirect",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        402 => "Payment Required",
+        403 => "Forbidden",
+        404 => "Not Found",
+        408 => "Request Timeout",
+        409 => "Conflict",
+        413 => "Payload Too Large",
+        422 => "Unprocessable Entity",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        524 => "A Timeout Occurred",
+        529 => "Overloaded",
+        _ => "",
+    }
+}
+
+/// `HTTP 429 Too Many Requests`, or `HTTP 599` for a status without a standard phrase.
+pub fn status_line(status: u16) -> String {
+    match reason_phrase(status) {
+        "" => format!("HTTP {status}"),
+        phrase => format!("HTTP {status} {phrase}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpt_collapses_and_cuts_on_char_boundaries() {
+        assert_eq!(excerpt("  a \n\t b  ", 10), "a b");
+        assert_eq!(excerpt("ééééé", 3), "ééé…");
+        assert_eq!(excerpt("", 3), "");
+        assert_eq!(clip("a\nbcd", 3), "a\nb…");
+        assert_eq!(clip("abc", 3), "abc");
+    }
+
+    #[test]
+    fn html_detection_and_title() {
+        let page = "<!DOCTYPE html><html><head><title>502 Bad Gateway</title></head><body>nginx</body></html>";
+        assert!(looks_like_html(page));
+        assert_eq!(html_title(page).as_deref(), Some("502 Bad Gateway"));
+        assert!(!looks_like_html("{\"error\":1}"));
+        assert_eq!(html_title("<html><title></title></html>"), None);
+    }
+}
