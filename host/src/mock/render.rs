@@ -329,9 +329,7 @@ fn gemini_generate(c: &Completion, ctx: &RenderCtx) -> Result<Vec<Value>, String
             .collect::<Result<Vec<_>, String>>()?;
         parts_per_chunk.push(calls);
     }
-    let chunk = |candidate: Value| {
-        json!({ "candidates": [candidate], "modelVersion": model(c), "responseId": response_id })
-    };
+    let chunk = |candidate: Value| json!({ "candidates": [candidate], "modelVersion": model(c), "responseId": response_id });
     let mut out: Vec<Value> = parts_per_chunk
         .into_iter()
         .map(|parts| chunk(json!({ "content": { "role": "model", "parts": parts }, "index": 0 })))

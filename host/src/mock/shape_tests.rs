@@ -63,15 +63,24 @@ fn path_rule() {
     use Shape::*;
     let cases: &[(&str, Option<Shape>)] = &[
         ("/v1/chat/completions", Some(OpenAiChat)),
-        ("/openai/deployments/x/chat/completions?api-version=2024-10-21", Some(OpenAiChat)),
+        (
+            "/openai/deployments/x/chat/completions?api-version=2024-10-21",
+            Some(OpenAiChat),
+        ),
         ("/v1/messages", Some(AnthropicMessages)),
         ("/anthropic/v1/messages?beta=true", Some(AnthropicMessages)),
         ("/v1/messages/count_tokens", None),
         ("/v1/messages/batches", None),
         ("/messages", None),
         (GEMINI, Some(GeminiGenerate)),
-        ("/v1/models/gemini-pro:streamGenerateContent", Some(GeminiGenerate)),
-        ("/v1beta/models/g:streamGenerateContent?key=k&alt=sse#x", Some(GeminiGenerate)),
+        (
+            "/v1/models/gemini-pro:streamGenerateContent",
+            Some(GeminiGenerate),
+        ),
+        (
+            "/v1beta/models/g:streamGenerateContent?key=k&alt=sse#x",
+            Some(GeminiGenerate),
+        ),
         ("/v1beta/models/g:generateContent", None),
         ("/v1beta/models/g:streamGenerateContent/x", None),
         (":streamGenerateContent", None),
@@ -92,48 +101,97 @@ fn path_rule() {
 fn gemini_needs_alt_sse() {
     let g = Shape::GeminiGenerate;
     assert!(g.check_query(GEMINI).is_ok());
-    assert!(g.check_query("/m/g:streamGenerateContent?key=k&alt=sse").is_ok());
-    assert!(g.check_query("/m/g:streamGenerateContent?alt=sse#f").is_ok());
-    for bad in ["/m/g:streamGenerateContent", "/m/g:streamGenerateContent?alt=json", "/m/g:streamGenerateContent?xalt=sse"] {
+    assert!(
+        g.check_query("/m/g:streamGenerateContent?key=k&alt=sse")
+            .is_ok()
+    );
+    assert!(
+        g.check_query("/m/g:streamGenerateContent?alt=sse#f")
+            .is_ok()
+    );
+    for bad in [
+        "/m/g:streamGenerateContent",
+        "/m/g:streamGenerateContent?alt=json",
+        "/m/g:streamGenerateContent?xalt=sse",
+    ] {
         let msg = g.check_query(bad).unwrap_err();
-        assert!(msg.contains("alt=sse") && msg.contains("JSON array"), "{msg}");
+        assert!(
+            msg.contains("alt=sse") && msg.contains("JSON array"),
+            "{msg}"
+        );
     }
     assert!(Shape::AnthropicMessages.check_query("/v1/messages").is_ok());
-    assert!(Shape::OpenAiChat.check_query("/v1/chat/completions").is_ok());
+    assert!(
+        Shape::OpenAiChat
+            .check_query("/v1/chat/completions")
+            .is_ok()
+    );
 }
 
 fn completion(json: &str) -> Completion {
-    let script = MockScript::from_json_str(&format!(r#"{{"steps": [{{"completion": {json}}}]}}"#)).unwrap();
+    let script =
+        MockScript::from_json_str(&format!(r#"{{"steps": [{{"completion": {json}}}]}}"#)).unwrap();
     script.steps[0].completion.clone().unwrap()
 }
 
 #[test]
 fn render_refuses_what_a_shape_cannot_send() {
-    let ctx = RenderCtx { step: 3, created: 0 };
+    let ctx = RenderCtx {
+        step: 3,
+        created: 0,
+    };
     let thinking = completion(r#"{"thinking": ["hmm"], "text": ["x"]}"#);
     for shape in [Shape::OpenAiChat, Shape::GeminiGenerate] {
         let msg = shape.render(&thinking, None, &ctx).unwrap_err();
-        assert!(msg.contains("thinking") && msg.contains(shape.name()) && msg.contains("/v1/messages"), "{msg}");
+        assert!(
+            msg.contains("thinking") && msg.contains(shape.name()) && msg.contains("/v1/messages"),
+            "{msg}"
+        );
     }
-    assert!(Shape::AnthropicMessages.render(&thinking, None, &ctx).is_ok());
+    assert!(
+        Shape::AnthropicMessages
+            .render(&thinking, None, &ctx)
+            .is_ok()
+    );
 
     let plain = completion(r#"{"text": ["x"]}"#);
     for shape in [Shape::AnthropicMessages, Shape::GeminiGenerate] {
         let msg = shape.render(&plain, Some(true), &ctx).unwrap_err();
-        assert!(msg.contains("done: true") && msg.contains("only OpenAI"), "{msg}");
+        assert!(
+            msg.contains("done: true") && msg.contains("only OpenAI"),
+            "{msg}"
+        );
         assert!(!shape.render(&plain, Some(false), &ctx).unwrap().1);
-        assert!(!shape.render(&plain, None, &ctx).unwrap().1, "no [DONE] by default");
+        assert!(
+            !shape.render(&plain, None, &ctx).unwrap().1,
+            "no [DONE] by default"
+        );
     }
     assert!(Shape::OpenAiChat.render(&plain, None, &ctx).unwrap().1);
-    assert!(!Shape::OpenAiChat.render(&plain, Some(false), &ctx).unwrap().1);
+    assert!(
+        !Shape::OpenAiChat
+            .render(&plain, Some(false), &ctx)
+            .unwrap()
+            .1
+    );
 
     // Gemini sends whole arguments as an object, so they must parse as one.
     let bad = completion(r#"{"tool_calls": [{"id": "a", "name": "f", "arguments": ["{\"x\":"]}]}"#);
     let msg = Shape::GeminiGenerate.render(&bad, None, &ctx).unwrap_err();
-    assert!(msg.contains("tool_calls[0]") && msg.contains("not JSON") && msg.contains("events"), "{msg}");
-    let array = completion(r#"{"tool_calls": [{"id": "a", "name": "f"}, {"id": "b", "name": "g", "arguments": ["[1]"]}]}"#);
-    let msg = Shape::GeminiGenerate.render(&array, None, &ctx).unwrap_err();
-    assert!(msg.contains("tool_calls[1]") && msg.contains("not a JSON object"), "{msg}");
+    assert!(
+        msg.contains("tool_calls[0]") && msg.contains("not JSON") && msg.contains("events"),
+        "{msg}"
+    );
+    let array = completion(
+        r#"{"tool_calls": [{"id": "a", "name": "f"}, {"id": "b", "name": "g", "arguments": ["[1]"]}]}"#,
+    );
+    let msg = Shape::GeminiGenerate
+        .render(&array, None, &ctx)
+        .unwrap_err();
+    assert!(
+        msg.contains("tool_calls[1]") && msg.contains("not a JSON object"),
+        "{msg}"
+    );
     // Other shapes send argument text as is: malformed arguments are a fault worth scripting.
     assert!(Shape::OpenAiChat.render(&bad, None, &ctx).is_ok());
     assert!(Shape::AnthropicMessages.render(&bad, None, &ctx).is_ok());
@@ -141,7 +199,11 @@ fn render_refuses_what_a_shape_cannot_send() {
 
 #[test]
 fn usage_total_defaults_to_the_sum_without_overflow() {
-    let u = |p, c, t| Usage { prompt_tokens: p, completion_tokens: c, total_tokens: t };
+    let u = |p, c, t| Usage {
+        prompt_tokens: p,
+        completion_tokens: c,
+        total_tokens: t,
+    };
     assert_eq!(u(3, 4, None).total(), 7);
     assert_eq!(u(3, 4, Some(9)).total(), 9);
     assert_eq!(u(u64::MAX, 1, None).total(), u64::MAX);
@@ -162,12 +224,25 @@ async fn anthropic_renders_messages_events() {
     assert_eq!(
         names(&events),
         [
-            "message_start", "ping",
-            "content_block_start", "content_block_delta", "content_block_delta", "content_block_delta", "content_block_stop",
-            "content_block_start", "content_block_delta", "content_block_delta", "content_block_stop",
-            "content_block_start", "content_block_delta", "content_block_delta", "content_block_stop",
-            "content_block_start", "content_block_stop",
-            "message_delta", "message_stop",
+            "message_start",
+            "ping",
+            "content_block_start",
+            "content_block_delta",
+            "content_block_delta",
+            "content_block_delta",
+            "content_block_stop",
+            "content_block_start",
+            "content_block_delta",
+            "content_block_delta",
+            "content_block_stop",
+            "content_block_start",
+            "content_block_delta",
+            "content_block_delta",
+            "content_block_stop",
+            "content_block_start",
+            "content_block_stop",
+            "message_delta",
+            "message_stop",
         ]
     );
     // Every event names its data's `type`, as the real API does.
@@ -176,10 +251,25 @@ async fn anthropic_renders_messages_events() {
     }
     let start = &events[0].1["message"];
     assert_eq!(
-        (&start["id"], &start["model"], &start["role"], &start["content"], &start["stop_reason"]),
-        (&json!("msg_mock_0"), &json!("claude-test"), &json!("assistant"), &json!([]), &Value::Null)
+        (
+            &start["id"],
+            &start["model"],
+            &start["role"],
+            &start["content"],
+            &start["stop_reason"]
+        ),
+        (
+            &json!("msg_mock_0"),
+            &json!("claude-test"),
+            &json!("assistant"),
+            &json!([]),
+            &Value::Null
+        )
     );
-    assert_eq!(start["usage"], json!({"input_tokens": 7, "output_tokens": 0}));
+    assert_eq!(
+        start["usage"],
+        json!({"input_tokens": 7, "output_tokens": 0})
+    );
 
     // The blocks, in order: thinking (signed), text, each tool call.
     let blocks: Vec<&Value> = events
@@ -190,8 +280,14 @@ async fn anthropic_renders_messages_events() {
     for (i, b) in blocks.iter().enumerate() {
         assert_eq!(b["index"], i);
     }
-    assert_eq!(blocks[0]["content_block"], json!({"type": "thinking", "thinking": ""}));
-    assert_eq!(blocks[1]["content_block"], json!({"type": "text", "text": ""}));
+    assert_eq!(
+        blocks[0]["content_block"],
+        json!({"type": "thinking", "thinking": ""})
+    );
+    assert_eq!(
+        blocks[1]["content_block"],
+        json!({"type": "text", "text": ""})
+    );
     assert_eq!(
         blocks[2]["content_block"],
         json!({"type": "tool_use", "id": "toolu_1", "name": "read", "input": {}})
@@ -204,12 +300,19 @@ async fn anthropic_renders_messages_events() {
         events
             .iter()
             .map(|(_, d)| d)
-            .filter(|d| d["type"] == "content_block_delta" && d["index"] == index && d["delta"]["type"] == kind)
+            .filter(|d| {
+                d["type"] == "content_block_delta"
+                    && d["index"] == index
+                    && d["delta"]["type"] == kind
+            })
             .map(|d| d["delta"][field].as_str().unwrap())
             .collect()
     };
     assert_eq!(deltas(0, "thinking_delta", "thinking"), "Let me think.");
-    assert_eq!(deltas(0, "signature_delta", "signature"), "mock-signature-0");
+    assert_eq!(
+        deltas(0, "signature_delta", "signature"),
+        "mock-signature-0"
+    );
     assert_eq!(deltas(1, "text_delta", "text"), "Hello");
     assert_eq!(deltas(2, "input_json_delta", "partial_json"), r#"{"a":1}"#);
     assert_eq!(deltas(3, "input_json_delta", "partial_json"), "");
@@ -255,20 +358,31 @@ async fn anthropic_empty_and_truncated_streams() {
     )
     .await;
     let (_, events) = stream(&server, MESSAGES).await;
-    assert_eq!(names(&events), ["message_start", "ping", "message_delta", "message_stop"]);
+    assert_eq!(
+        names(&events),
+        ["message_start", "ping", "message_delta", "message_stop"]
+    );
 
     // finish: null ends after the last block: no message_delta, no message_stop, a clean close.
     let (_, events) = stream(&server, MESSAGES).await;
     assert_eq!(
         names(&events),
-        ["message_start", "ping", "content_block_start", "content_block_delta", "content_block_delta", "content_block_stop"]
+        [
+            "message_start",
+            "ping",
+            "content_block_start",
+            "content_block_delta",
+            "content_block_delta",
+            "content_block_stop"
+        ]
     );
     assert_eq!(events[0].1["message"]["usage"]["input_tokens"], 4);
 }
 
 #[tokio::test]
 async fn anthropic_events_arrive_with_their_delays() {
-    let server = start(r#"{"steps": [{"completion": {"text": ["a", "b"], "delay_ms": 25}}]}"#).await;
+    let server =
+        start(r#"{"steps": [{"completion": {"text": ["a", "b"], "delay_ms": 25}}]}"#).await;
     let started = Instant::now();
     let mut s = send(&server, MESSAGES, "{}").await;
     let mut first = Vec::new();
@@ -287,7 +401,10 @@ async fn anthropic_events_arrive_with_their_delays() {
         "the second piece comes later, on its own: {rest:?}"
     );
     // message_start, ping, block start, 2 deltas, block stop, message_delta, message_stop.
-    assert!(total >= Duration::from_millis(8 * 25), "a delay before every event: {total:?}");
+    assert!(
+        total >= Duration::from_millis(8 * 25),
+        "a delay before every event: {total:?}"
+    );
 }
 
 #[tokio::test]
@@ -311,8 +428,14 @@ async fn gemini_renders_generate_content_chunks() {
         assert_eq!(c["candidates"][0]["index"], 0);
         assert_eq!(c["candidates"][0]["content"]["role"], "model");
     }
-    assert_eq!(chunks[0]["candidates"][0]["content"]["parts"], json!([{"text": "Hel"}]));
-    assert_eq!(chunks[1]["candidates"][0]["content"]["parts"], json!([{"text": "lo"}]));
+    assert_eq!(
+        chunks[0]["candidates"][0]["content"]["parts"],
+        json!([{"text": "Hel"}])
+    );
+    assert_eq!(
+        chunks[1]["candidates"][0]["content"]["parts"],
+        json!([{"text": "lo"}])
+    );
     // Whole calls, one part each, arguments parsed; blank arguments are {}.
     assert_eq!(
         chunks[2]["candidates"][0]["content"]["parts"],
@@ -320,7 +443,12 @@ async fn gemini_renders_generate_content_chunks() {
                {"functionCall": {"name": "now", "args": {}}}])
     );
     // Only the last chunk finishes, and carries the usage; tool_calls is STOP in Gemini's words.
-    assert!(chunks[..2].iter().all(|c| c["candidates"][0].get("finishReason").is_none() && c.get("usageMetadata").is_none()));
+    assert!(
+        chunks[..2]
+            .iter()
+            .all(|c| c["candidates"][0].get("finishReason").is_none()
+                && c.get("usageMetadata").is_none())
+    );
     assert_eq!(chunks[2]["candidates"][0]["finishReason"], "STOP");
     assert_eq!(
         chunks[2]["usageMetadata"],
@@ -339,12 +467,22 @@ async fn gemini_maps_every_finish() {
     .await;
     for want in ["STOP", "MAX_TOKENS", "SAFETY"] {
         let (_, events) = stream(&server, GEMINI).await;
-        assert_eq!(events.len(), 1, "the finish rides on the last content chunk");
+        assert_eq!(
+            events.len(),
+            1,
+            "the finish rides on the last content chunk"
+        );
         let c = &events[0].1;
         assert_eq!(c["candidates"][0]["finishReason"], want);
-        assert_eq!(c["candidates"][0]["content"]["parts"], json!([{"text": "a"}]));
+        assert_eq!(
+            c["candidates"][0]["content"]["parts"],
+            json!([{"text": "a"}])
+        );
         if want == "SAFETY" {
-            assert_eq!(c["usageMetadata"]["totalTokenCount"], 3, "total defaults to the sum");
+            assert_eq!(
+                c["usageMetadata"]["totalTokenCount"], 3,
+                "total defaults to the sum"
+            );
         } else {
             assert!(c.get("usageMetadata").is_none(), "no usage unless scripted");
         }
@@ -353,7 +491,10 @@ async fn gemini_maps_every_finish() {
     for want in ["STOP", "SAFETY"] {
         let (_, events) = stream(&server, GEMINI).await;
         assert_eq!(events.len(), 1);
-        assert_eq!(events[0].1["candidates"][0], json!({"index": 0, "finishReason": want}));
+        assert_eq!(
+            events[0].1["candidates"][0],
+            json!({"index": 0, "finishReason": want})
+        );
     }
 }
 
@@ -367,7 +508,10 @@ async fn gemini_truncated_stream_has_no_finish() {
     let (_, events) = stream(&server, GEMINI).await;
     assert_eq!(events.len(), 2);
     for (_, c) in &events {
-        assert!(c["candidates"][0].get("finishReason").is_none() && c.get("usageMetadata").is_none(), "{c}");
+        assert!(
+            c["candidates"][0].get("finishReason").is_none() && c.get("usageMetadata").is_none(),
+            "{c}"
+        );
     }
     let (text, end) = exchange(&server, GEMINI).await;
     end.unwrap();
@@ -376,7 +520,8 @@ async fn gemini_truncated_stream_has_no_finish() {
 
 #[tokio::test]
 async fn gemini_chunks_arrive_with_their_delays_through_reqwest() {
-    let server = start(r#"{"steps": [{"completion": {"text": ["a", "b", "c"], "delay_ms": 40}}]}"#).await;
+    let server =
+        start(r#"{"steps": [{"completion": {"text": ["a", "b", "c"], "delay_ms": 40}}]}"#).await;
     let started = Instant::now();
     let mut resp = reqwest::Client::new()
         .post(format!("http://{}{GEMINI}", server.addr()))
@@ -401,10 +546,19 @@ async fn gemini_chunks_arrive_with_their_delays_through_reqwest() {
     assert_eq!(text, "abc");
     assert!(arrivals.len() >= 3, "one read per chunk: {arrivals:?}");
     let last = *arrivals.last().unwrap();
-    assert!(last >= Duration::from_millis(120), "a delay before every chunk: {last:?}");
-    assert!(last - arrivals[0] >= Duration::from_millis(60), "streamed, not sent at once: {arrivals:?}");
+    assert!(
+        last >= Duration::from_millis(120),
+        "a delay before every chunk: {last:?}"
+    );
+    assert!(
+        last - arrivals[0] >= Duration::from_millis(60),
+        "streamed, not sent at once: {arrivals:?}"
+    );
     let r = &server.requests()[0];
-    assert_eq!((r.path.as_str(), r.header("x-goog-api-key")), (GEMINI, Some("k")));
+    assert_eq!(
+        (r.path.as_str(), r.header("x-goog-api-key")),
+        (GEMINI, Some("k"))
+    );
 }
 
 #[tokio::test]
@@ -428,11 +582,17 @@ async fn unrenderable_completions_are_refused_at_request_time() {
     let (status, kind, msg) = error(&server, "/v1/chat/completions").await;
     assert!(status.starts_with("HTTP/1.1 500 "), "{status}");
     assert_eq!(kind, "mock_script_error");
-    assert!(msg.contains("steps[1]") && msg.contains("thinking"), "{msg}");
+    assert!(
+        msg.contains("steps[1]") && msg.contains("thinking"),
+        "{msg}"
+    );
 
     let (_, kind, msg) = error(&server, MESSAGES).await;
     assert_eq!(kind, "mock_script_error");
-    assert!(msg.contains("steps[2]") && msg.contains("Anthropic Messages never sends"), "{msg}");
+    assert!(
+        msg.contains("steps[2]") && msg.contains("Anthropic Messages never sends"),
+        "{msg}"
+    );
 
     let (_, kind, msg) = error(&server, GEMINI).await;
     assert_eq!(kind, "mock_script_error");
@@ -441,7 +601,10 @@ async fn unrenderable_completions_are_refused_at_request_time() {
     let (status, kind, msg) = error(&server, "/v1beta/models/g:generateContent").await;
     assert!(status.starts_with("HTTP/1.1 404 "), "{status}");
     assert_eq!(kind, "mock_no_shape");
-    assert!(msg.contains("steps[4] is a completion") && msg.contains(Shape::SUPPORTED), "{msg}");
+    assert!(
+        msg.contains("steps[4] is a completion") && msg.contains(Shape::SUPPORTED),
+        "{msg}"
+    );
 
     // A raw step answers any path, and records no shape.
     let (text, _) = exchange(&server, MESSAGES).await;
@@ -449,21 +612,50 @@ async fn unrenderable_completions_are_refused_at_request_time() {
     let shapes: Vec<_> = server.requests().iter().map(|r| r.shape).collect();
     assert_eq!(
         shapes,
-        [Some(Shape::GeminiGenerate), Some(Shape::OpenAiChat), Some(Shape::AnthropicMessages), Some(Shape::GeminiGenerate), None, None]
+        [
+            Some(Shape::GeminiGenerate),
+            Some(Shape::OpenAiChat),
+            Some(Shape::AnthropicMessages),
+            Some(Shape::GeminiGenerate),
+            None,
+            None
+        ]
     );
 }
 
+/// The rendered examples in `docs/mock-script.md` are what the mock sends, byte for byte.
 #[test]
-fn zz_print_examples() {
-    let ctx = RenderCtx { step: 0, created: 0 };
-    let a = completion(r#"{ "thinking": ["The user greets."], "text": ["Hel", "lo"], "model": "claude-sonnet-4-5",
-                  "usage": { "prompt_tokens": 7, "completion_tokens": 2 } }"#);
-    let g = completion(r#"{ "text": ["It is "], "finish": "tool_calls", "model": "gemini-2.5-flash",
-                  "tool_calls": [{ "id": "unused", "name": "weather", "arguments": ["{\"city\"", ":\"Paris\"}"] }],
-                  "usage": { "prompt_tokens": 7, "completion_tokens": 5 } }"#);
-    for (shape, c, f) in [(Shape::AnthropicMessages, a, "/tmp/ex_a.txt"), (Shape::GeminiGenerate, g, "/tmp/ex_g.txt")] {
-        let (evs, _) = shape.render(&c, None, &ctx).unwrap();
-        let out: Vec<u8> = evs.iter().flat_map(|e| e.to_bytes()).collect();
-        std::fs::write(f, out).unwrap();
+fn docs_examples_match_the_renderer() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/mock-script.md");
+    let doc = std::fs::read_to_string(&path).unwrap();
+    let ctx = RenderCtx {
+        step: 0,
+        created: 0,
+    };
+    for (marker, shape) in [
+        ("is sent to `.../v1/messages` as:", Shape::AnthropicMessages),
+        (
+            "is sent to `.../models/gemini-2.5-flash:streamGenerateContent?alt=sse` as:",
+            Shape::GeminiGenerate,
+        ),
+    ] {
+        let (before, after) = doc
+            .split_once(marker)
+            .unwrap_or_else(|| panic!("{marker} is gone"));
+        let step = before
+            .rsplit("```json\n")
+            .next()
+            .unwrap()
+            .split("```")
+            .next()
+            .unwrap();
+        let shown = after.split("```\n").nth(1).unwrap();
+        let step: Step = serde_json::from_str(step).unwrap();
+        let (events, done) = shape
+            .render(step.completion.as_ref().unwrap(), step.done, &ctx)
+            .unwrap();
+        assert!(!done);
+        let sent: Vec<u8> = events.iter().flat_map(|e| e.to_bytes()).collect();
+        assert_eq!(shown, String::from_utf8(sent).unwrap(), "{marker}");
     }
 }
