@@ -35,7 +35,7 @@ pub const DEFAULT_STREAM_IDLE_TIMEOUT_MS: f64 = 300_000.0;
 pub const MAX_STREAM_IDLE_TIMEOUT_MS: f64 = 86_400_000.0;
 
 /// The provider presets usable with no config file.
-pub const PRESETS: &[&str] = &["openai", "openai-compatible"];
+pub const PRESETS: &[&str] = &["openai", "anthropic", "deepseek", "openai-compatible"];
 
 /// The default waterfall: compaction first (it acts only on overflows), then the retry policy.
 pub const DEFAULT_LISTENERS: &[&str] = &["compaction-basic", "llm-retry"];
@@ -375,9 +375,9 @@ fn guest_ref(text: &str, base_dir: &Path) -> GuestRef {
 }
 
 pub fn preset(name: &str) -> Result<ProviderConfig> {
-    let base = |base_url: &str, key: &str, model: &str| ProviderConfig {
+    let base = |adapter: &str, base_url: &str, key: &str, model: &str| ProviderConfig {
         name: name.to_string(),
-        adapter: GuestRef::Builtin("openai".into()),
+        adapter: GuestRef::Builtin(adapter.into()),
         base_url: base_url.to_string(),
         allowed_hosts: Vec::new(),
         api_key_env: key.to_string(),
@@ -388,20 +388,14 @@ pub fn preset(name: &str) -> Result<ProviderConfig> {
         adapter_limits: LimitsOverride::default(),
     };
     match name {
-        "openai" => Ok(base(
-            "https://api.openai.com/v1",
-            "OPENAI_API_KEY",
-            "gpt-4o-mini",
-        )),
-        // Local and third-party servers speaking OpenAI's API; --base-url is required.
-        "openai-compatible" => Ok(ProviderConfig {
-            api_key_required: false,
-            ..base("", "OPENAI_API_KEY", "default")
-        }),
-        other => bail!(
-            "unknown provider '{other}': the built-in providers are {}",
-            PRESETS.join(", ")
-        ),
+        "openai" => Ok(base("openai", "https://api.openai.com/v1", "OPENAI_API_KEY", "gpt-4o-mini")),
+        "anthropic" => Ok(base("anthropic", "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY", "claude-sonnet-4-5")),
+        // DeepSeek speaks OpenAI's chat-completions API; the openai adapter knows its wordings.
+        "deepseek" => Ok(base("openai", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", "deepseek-chat")),
+        // Local and third-party servers speaking OpenAI's API (vLLM, llama.cpp, Ollama, OpenRouter,
+        // Groq); --base-url is required, a key only if the server wants one.
+        "openai-compatible" => Ok(ProviderConfig { api_key_required: false, ..base("openai", "", "OPENAI_API_KEY", "default") }),
+        other => bail!("unknown provider '{other}': the built-in providers are {}", PRESETS.join(", ")),
     }
 }
 

@@ -204,3 +204,16 @@ fn guest_limits_are_configurable_and_checked() {
     assert!(err("[providers.openai.adapter_limits]\ncall_timeout_ms = 9999999").contains("call_timeout_ms"));
     assert!(err("[providers.openai.adapter_limits]\nmemroy_mb = 1").contains("memroy_mb"));
 }
+
+#[test]
+fn every_preset_is_usable_without_a_file() {
+    let c = Config::builtin();
+    let anthropic = c.provider("anthropic").unwrap();
+    assert_eq!(anthropic.adapter, GuestRef::Builtin("anthropic".into()));
+    assert_eq!(anthropic.api_key_env, "ANTHROPIC_API_KEY");
+    assert_eq!(anthropic.base_url, "https://api.anthropic.com/v1");
+    let deepseek = c.provider("deepseek").unwrap();
+    assert_eq!(deepseek.adapter, GuestRef::Builtin("openai".into()));
+    assert_eq!(deepseek.api_key_env, "DEEPSEEK_API_KEY");
+    assert!(c.provider("openai-compatible").unwrap().base_url.is_empty(), "needs --base-url");
+}

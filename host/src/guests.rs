@@ -44,12 +44,16 @@ pub fn builtin_adapter(name: &str) -> Option<GuestSource> {
             name: "openai",
             bytes: OPENAI,
         }),
+        "anthropic" => Some(GuestSource::Embedded {
+            name: "anthropic",
+            bytes: ANTHROPIC,
+        }),
         _ => None,
     }
 }
 
 /// Names of the built-in adapters, for error messages.
-pub const BUILTIN_ADAPTERS: &[&str] = &["openai"];
+pub const BUILTIN_ADAPTERS: &[&str] = &["openai", "anthropic"];
 
 /// The built-in recovery listeners, by name.
 pub fn builtin_listener(name: &str) -> Option<GuestSource> {
@@ -69,6 +73,7 @@ pub fn builtin_listener(name: &str) -> Option<GuestSource> {
 pub const BUILTIN_LISTENERS: &[&str] = &["compaction-basic", "llm-retry"];
 
 static OPENAI: &[u8] = include_bytes!(concat!(env!("DSH_GUEST_DIR"), "/dsh_guest_openai.wasm"));
+static ANTHROPIC: &[u8] = include_bytes!(concat!(env!("DSH_GUEST_DIR"), "/dsh_guest_anthropic.wasm"));
 static LLM_RETRY: &[u8] =
     include_bytes!(concat!(env!("DSH_GUEST_DIR"), "/dsh_guest_llm_retry.wasm"));
 static COMPACTION_BASIC: &[u8] = include_bytes!(concat!(
