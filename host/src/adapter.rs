@@ -215,7 +215,8 @@ impl AdapterInstance {
             .decoder()
             .call_feed(&mut self.store, decoder, bytes)
             .await;
-        result.map_err(|e| self.fault("decoder.feed", e))
+        let chunks = result.map_err(|e| self.fault("decoder.feed", e))?;
+        self.check_size("decoder.feed", chunks)
     }
 
     /// Tells the decoder the body is complete.
@@ -228,7 +229,39 @@ impl AdapterInstance {
             .decoder()
             .call_end(&mut self.store, decoder)
             .await;
-        result.map_err(|e| self.fault("decoder.end", e))
+        let chunks = result.map_err(|e| self.fault("decoder.end", e))?;
+        self.check_size("decoder.end", chunks)
+    }
+
+    /// A decoder turns network reads into chunks of about their size; one that returns far more is
+    /// broken or hostile, and its output is not passed on.
+    fn check_size(&mut self, call: &str, chunks: Vec<Chunk>) -> Result<Vec<Chunk>, LlmFailure> {
+        let bytes: usize = chunks.iter().map(chunk_bytes).sum();
+        if bytes > MAX_CHUNK_BYTES_PER_CALL {
+            let failure = LlmFailure::adapter_fault(
+                &self.name,
+                format!(
+                    "{call} returned {:.1} MiB of chunks at once; the limit is {} MiB",
+                    bytes as f64 / (1 << 20) as f64,
+                    MAX_CHUNK_BYTES_PER_CALL >> 20
+                ),
+            );
+            self.faulted = Some(failure.clone());
+            return Err(failure);
+        }
+        Ok(chunks)
+    }
+}
+
+/// The most chunk data one decoder call may return.
+pub const MAX_CHUNK_BYTES_PER_CALL: usize = 16 << 20;
+
+fn chunk_bytes(chunk: &Chunk) -> usize {
+    match chunk {
+        Chunk::Text(t) | Chunk::Reasoning(t) => t.len(),
+        Chunk::ToolCall(d) => d.arguments.len() + d.id.as_ref().map_or(0, String::len) + d.name.as_ref().map_or(0, String::len),
+        Chunk::Usage(_) => 0,
+        Chunk::Finish(f) => f.failure.as_ref().map_or(0, |x| x.message.len()),
     }
 }
 

@@ -45,6 +45,11 @@ impl Provider {
         let transport = Transport::new(policy, credential, Watchdog::new(config.stream_idle_timeout))?;
         Ok(Provider { config, adapter, transport })
     }
+
+    /// A provider with a transport built by the caller (a pinned name lookup, a body cap).
+    pub fn with_transport(config: ProviderConfig, adapter: Arc<Adapter>, transport: Transport) -> Self {
+        Provider { config, adapter, transport }
+    }
 }
 
 /// The successful result of one attempt.

@@ -210,10 +210,12 @@ impl GuestEngine {
         wasmtime_wasi::p2::add_to_linker_async(&mut linker)
             .map_err(|e| anyhow::anyhow!("linking WASI: {}", root_cause(&e)))?;
         let instance_pre = linker.instantiate_pre(&component).map_err(|e| {
+            // The whole chain: the outer layers name the import, the innermost says what is wrong.
+            let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
             anyhow::anyhow!(
                 "{origin} cannot be loaded: {}. dsh-host offers guests only WASI 0.2 with nothing \
                  granted (no network, no files, no environment); rebuild the guest without that import",
-                root_cause(&e)
+                chain.join(": ")
             )
         })?;
         Ok((origin, instance_pre))
@@ -411,7 +413,8 @@ fn describe_trap(trap: wasmtime::Trap) -> String {
         Trap::UnreachableCodeReached => {
             "trapped (unreachable code reached: usually a panic or abort in the guest)".into()
         }
-        Trap::MemoryOutOfBounds => "trapped: out-of-bounds memory access".into(),
+        // A Rust or C guest keeps its stack in linear memory: overflowing it runs below address 0.
+        Trap::MemoryOutOfBounds => "trapped: out-of-bounds memory access (in Rust and C guests usually a stack overflow)".into(),
         Trap::AllocationTooLarge => "exceeded its memory limit".into(),
         other => format!("trapped: {other}"),
     }

@@ -49,12 +49,18 @@ pub struct Transport {
 
 impl Transport {
     pub fn new(policy: NetworkPolicy, credential: Credential, watchdog: Watchdog) -> anyhow::Result<Self> {
+        Self::with_lookup(policy, credential, watchdog, Arc::new(SystemLookup))
+    }
+
+    /// Like `new`, with the name lookup given: pinned addresses for split-horizon setups, or a
+    /// fixed answer in tests. The policy still judges every address it returns.
+    pub fn with_lookup(policy: NetworkPolicy, credential: Credential, watchdog: Watchdog, lookup: Arc<dyn NameLookup>) -> anyhow::Result<Self> {
         let policy = Arc::new(policy);
         let client = reqwest::Client::builder()
             // Redirects are handled in `send`, where the policy can judge each one.
             .redirect(reqwest::redirect::Policy::none())
             .connect_timeout(watchdog.idle().min(Duration::from_secs(30)))
-            .dns_resolver(Arc::new(GuardedResolver { policy: policy.clone() }))
+            .dns_resolver(Arc::new(GuardedResolver { policy: policy.clone(), lookup }))
             .user_agent(concat!("dsh-host/", env!("CARGO_PKG_VERSION")))
             .build()?;
         let credential = Credential { key: credential.key.filter(|k| !k.is_empty()), ..credential };
@@ -215,23 +221,38 @@ fn find_refusal(e: &(dyn std::error::Error + 'static)) -> Option<String> {
     None
 }
 
-/// Resolves names with the system resolver, then drops (and, if nothing is left, refuses) the
-/// addresses the policy forbids: an allowed public name must not lead into the local network.
+/// Turns a host name into addresses.
+pub trait NameLookup: Send + Sync {
+    fn lookup(&self, host: String) -> std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<Vec<std::net::IpAddr>>> + Send>>;
+}
+
+/// The system resolver (getaddrinfo through tokio).
+pub struct SystemLookup;
+
+impl NameLookup for SystemLookup {
+    fn lookup(&self, host: String) -> std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<Vec<std::net::IpAddr>>> + Send>> {
+        Box::pin(async move { Ok(tokio::net::lookup_host((host.as_str(), 0)).await?.map(|a| a.ip()).collect()) })
+    }
+}
+
+/// Resolves names, then drops (and, if nothing is left, refuses) the addresses the policy forbids:
+/// an allowed public name must not lead into the local network.
 struct GuardedResolver {
     policy: Arc<NetworkPolicy>,
+    lookup: Arc<dyn NameLookup>,
 }
 
 impl reqwest::dns::Resolve for GuardedResolver {
     fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
         let policy = self.policy.clone();
         let host = name.as_str().to_string();
+        let lookup = self.lookup.lookup(host.clone());
         Box::pin(async move {
-            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
             let mut allowed = Vec::new();
             let mut refusal = None;
-            for addr in addrs {
-                match policy.check_ip(&host, addr.ip()) {
-                    Ok(()) => allowed.push(addr),
+            for ip in lookup.await? {
+                match policy.check_ip(&host, ip) {
+                    Ok(()) => allowed.push(SocketAddr::new(ip, 0)),
                     Err(r) => refusal = Some(r),
                 }
             }

@@ -8,3 +8,4 @@ mod cli_run;
 mod fixtures;
 mod guests;
 mod recovery;
+mod sandbox;
