@@ -23,6 +23,20 @@ pub enum StreamEvent {
         delay_ms: u64,
         policy_key: String,
     },
+    /// The step's completion called a tool, which runs now. `arguments` as the conversation keeps
+    /// them: the parsed JSON (`""` is `{}`), or the raw text that did not parse.
+    ToolCall {
+        id: String,
+        name: String,
+        arguments: String,
+    },
+    /// The tool's result, or the error the model is given instead (`is_error`); the next step follows.
+    ToolResult {
+        id: String,
+        name: String,
+        content: String,
+        is_error: bool,
+    },
 }
 
 /// A provider ready to serve attempts: its config, its loaded adapter, its transport (network

@@ -81,6 +81,14 @@ pub struct RunArgs {
     /// Continue session ID: finish its unfinished turn (continuing its retry count), then PROMPT if given.
     #[arg(long, value_name = "ID")]
     pub resume: Option<String>,
+    /// Offer the model the built-in demo tools: clock (the current UTC time) and calculator
+    /// (+ - * / and parentheses). Turns then run in steps: a tool call, its result, the next step.
+    #[arg(long)]
+    pub tools: bool,
+    /// The most steps (completions) one turn may take before it fails.
+    #[arg(long, value_name = "N", default_value_t = crate::session::DEFAULT_MAX_STEPS,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_steps: u32,
     /// The user prompt (optional with --resume).
     #[arg(required_unless_present = "resume")]
     pub prompt: Option<String>,
@@ -198,7 +206,7 @@ async fn run(args: RunArgs, config_path: Option<&Path>, sessions_dir: &Path) -> 
                 );
             }
             let header = rebuilt.header;
-            Some((log, read, header))
+            Some((log, read, header, rebuilt.tools))
         }
         None => None,
     };
@@ -206,13 +214,28 @@ async fn run(args: RunArgs, config_path: Option<&Path>, sessions_dir: &Path) -> 
     let runtime = Runtime::new(config, default_engine()?, random_seed()?).await?;
     let deps = runtime.deps(runtime.provider(provider_cfg).await?);
 
-    let (mut session, unfinished) = match reopened {
-        Some((log, read, _)) => Session::resume(deps, log, &read)?,
+    let mut use_tools = args.tools;
+    let (session, unfinished) = match reopened {
+        Some((log, read, _, tools)) => {
+            if !use_tools && !tools.is_empty() {
+                // Its history holds tool calls, and its unfinished step may still have calls to run.
+                eprintln!(
+                    "note: the session offered tools ({}) in its last turn; the built-in tools are enabled",
+                    tools.join(", ")
+                );
+                use_tools = true;
+            }
+            Session::resume(deps, log, &read)?
+        }
         None => (
             Session::start(deps, store.create()?, args.system.clone())?,
             None,
         ),
     };
+    let mut session = session.with_max_steps(args.max_steps);
+    if use_tools {
+        session = session.with_tools(std::sync::Arc::new(crate::tools::builtin::builtin_tools()));
+    }
 
     // Ctrl-C aborts the request or the backoff in flight; the session logs it as ABORTED.
     let abort = session.abort_signal();
@@ -227,6 +250,7 @@ async fn run(args: RunArgs, config_path: Option<&Path>, sessions_dir: &Path) -> 
 
     let mut stdout = std::io::stdout();
     let mut mid_line = false;
+    let mut calls: Vec<(String, String)> = Vec::new();
     let mut sink = |event: StreamEvent| match event {
         StreamEvent::Text(text) => {
             let _ = stdout.write_all(text.as_bytes());
@@ -245,6 +269,24 @@ async fn run(args: RunArgs, config_path: Option<&Path>, sessions_dir: &Path) -> 
                 mid_line = false;
             }
             eprintln!("[{code}: {policy_key} retry {retry} in {delay_ms} ms]");
+        }
+        StreamEvent::ToolCall { id, arguments, .. } => {
+            // The step's text (if any) ends here; the answer comes in a later step.
+            if mid_line {
+                let _ = writeln!(stdout);
+                mid_line = false;
+            }
+            calls.push((id, arguments));
+        }
+        StreamEvent::ToolResult {
+            id, name, content, ..
+        } => {
+            let arguments = calls
+                .iter()
+                .find(|(i, _)| *i == id)
+                .map(|(_, a)| a.as_str())
+                .unwrap_or("");
+            eprintln!("{}", tool_line(&name, arguments, &content));
         }
         StreamEvent::Reasoning(_) => {}
     };
@@ -281,8 +323,32 @@ async fn run(args: RunArgs, config_path: Option<&Path>, sessions_dir: &Path) -> 
             }
             Ok(ExitCode::from(EXIT_TURN_FAILED))
         }
+        Err(e @ TurnError::StepLimit { .. }) => {
+            eprintln!("error: {e}");
+            eprintln!("  session:    {id} (dsh-host log {id}; raise the limit with --max-steps)");
+            Ok(ExitCode::from(EXIT_TURN_FAILED))
+        }
         Err(TurnError::Host(e)) => Err(e),
     }
+}
+
+/// One line per tool call for the terminal: `[tool calculator({"expression":"2+2"}) → 4]`. Long
+/// arguments and results are shortened, and a result of several lines shows its first.
+pub fn tool_line(name: &str, arguments: &str, content: &str) -> String {
+    fn short(text: &str, max: usize) -> String {
+        let first = text.lines().next().unwrap_or("");
+        let more = first.len() < text.trim_end().len();
+        let mut out: String = first.chars().take(max).collect();
+        if more || first.chars().count() > max {
+            out.push('…');
+        }
+        out
+    }
+    format!(
+        "[tool {name}({}) → {}]",
+        short(arguments, 120),
+        short(content, 160)
+    )
 }
 
 async fn serve_mock(script_path: &Path, port: u16) -> Result<ExitCode> {

@@ -1,7 +1,7 @@
 //! `dsh-host demo`: the embedded mock provider on an ephemeral loopback port, a built-in script, and
-//! one session run against it through the real adapter, transport, recovery waterfall and log. Each
-//! turn meets one kind of failure and recovers from it; the last shows a failure that must not be
-//! retried. No network, no key.
+//! one session run against it through the real adapter, transport, recovery waterfall, tools and
+//! log. Each turn meets one kind of failure and recovers from it (one of them a malformed tool call
+//! that the model corrects); the last shows a failure that must not be retried. No network, no key.
 
 use crate::attempt::StreamEvent;
 use crate::config::{self, Config, RetryPolicy};
@@ -22,6 +22,8 @@ struct Scene {
     recovers_from: Option<&'static str>,
     /// For a turn that must fail: the code it fails with.
     fails_with: Option<&'static str>,
+    /// The turn's first tool call is refused (the model gets an error result), a later one succeeds.
+    corrects_tool_call: bool,
 }
 
 const SCENES: &[Scene] = &[
@@ -30,36 +32,49 @@ const SCENES: &[Scene] = &[
         trouble: "a 429 with retry-after: 1",
         recovers_from: Some("RATE_LIMITED"),
         fails_with: None,
+        corrects_tool_call: false,
     },
     Scene {
         prompt: "What is a retry?",
         trouble: "a 500 server error",
         recovers_from: Some("SERVER_ERROR"),
         fails_with: None,
+        corrects_tool_call: false,
     },
     Scene {
         prompt: "Tell me a story.",
         trouble: "the connection reset mid-stream",
         recovers_from: Some("NETWORK"),
         fails_with: None,
+        corrects_tool_call: false,
     },
     Scene {
         prompt: "Anything else?",
         trouble: "an empty completion",
         recovers_from: Some("EMPTY_RESPONSE"),
         fails_with: None,
+        corrects_tool_call: false,
     },
     Scene {
         prompt: "Now summarise everything.",
         trouble: "the context window overflows",
         recovers_from: Some("CONTEXT_WINDOW_EXCEEDED"),
         fails_with: None,
+        corrects_tool_call: false,
+    },
+    Scene {
+        prompt: "What is 6 times 7?",
+        trouble: "a malformed tool call (invalid JSON), corrected by the model",
+        recovers_from: None,
+        fails_with: None,
+        corrects_tool_call: true,
     },
     Scene {
         prompt: "One more?",
         trouble: "the key is rejected (401): never retried",
         recovers_from: None,
         fails_with: Some("AUTH"),
+        corrects_tool_call: false,
     },
 ];
 
@@ -85,6 +100,12 @@ pub const DEMO_SCRIPT: &str = r#"{
     { "status": 400,
       "body": "{\"error\":{\"message\":\"This model's maximum context length is 8192 tokens. However, your messages resulted in 9001 tokens. Please reduce the length of the messages.\",\"type\":\"invalid_request_error\",\"param\":\"messages\",\"code\":\"context_length_exceeded\"}}" },
     { "completion": { "text": ["We", " talked", " about", " retries."], "delay_ms": 30 } },
+
+    { "completion": { "tool_calls": [{ "id": "call_demo_1", "name": "calculator", "arguments": ["{\"expression\": ", "\"6 * 7\",}"] }],
+                      "finish": "tool_calls", "delay_ms": 30 } },
+    { "completion": { "tool_calls": [{ "id": "call_demo_2", "name": "calculator", "arguments": ["{\"expression\": ", "\"6 * 7\"}"] }],
+                      "finish": "tool_calls", "delay_ms": 30 } },
+    { "completion": { "text": ["6 times 7", " is 42."], "delay_ms": 30 } },
 
     { "status": 401,
       "body": "{\"error\":{\"message\":\"Incorrect API key provided: demo-key.\",\"type\":\"invalid_request_error\",\"code\":\"invalid_api_key\"}}" }
@@ -114,15 +135,17 @@ pub async fn run(sessions_dir: &Path) -> Result<ExitCode> {
         deps,
         store.create()?,
         Some("You are a helpful assistant.".into()),
-    )?;
+    )?
+    .with_tools(std::sync::Arc::new(crate::tools::builtin::builtin_tools()));
 
     println!(
         "dsh-host demo: the embedded mock provider at {}",
         mock.base_url()
     );
     println!(
-        "adapter: built-in openai; recovery listeners: {}",
-        runtime.recovery.listener_names().join(" → ")
+        "adapter: built-in openai; recovery listeners: {}; tools: {}",
+        runtime.recovery.listener_names().join(" → "),
+        session.tools().names().join(", ")
     );
     println!(
         "session {} (log in {})\n",
@@ -136,6 +159,7 @@ pub async fn run(sessions_dir: &Path) -> Result<ExitCode> {
         println!("── turn {}: {} ──", i + 1, scene.trouble);
         println!("user> {}", scene.prompt);
         let mut printed = false;
+        let mut calls: Vec<(String, String)> = Vec::new();
         let mut sink = |event: StreamEvent| {
             match event {
                 StreamEvent::Text(text) => {
@@ -157,6 +181,23 @@ pub async fn run(sessions_dir: &Path) -> Result<ExitCode> {
                     }
                     println!("  ↻ {code}: {policy_key} retry {retry} in {delay_ms} ms");
                 }
+                StreamEvent::ToolCall { id, arguments, .. } => {
+                    if printed {
+                        println!();
+                        printed = false;
+                    }
+                    calls.push((id, arguments));
+                }
+                StreamEvent::ToolResult {
+                    id, name, content, ..
+                } => {
+                    let args = calls
+                        .iter()
+                        .find(|(i, _)| *i == id)
+                        .map(|(_, a)| a.as_str())
+                        .unwrap_or("");
+                    println!("  ⚙ {}", crate::cli::tool_line(&name, args, &content));
+                }
                 StreamEvent::Reasoning(_) => {}
             }
             let _ = std::io::stdout().flush();
@@ -177,8 +218,15 @@ pub async fn run(sessions_dir: &Path) -> Result<ExitCode> {
             .filter(|e| e.kind == "llm/retry" && e.data["turn"] == (i + 1) as u64)
             .filter_map(|e| e.data["code"].as_str())
             .collect();
+        let tool_errors: Vec<bool> = events
+            .iter()
+            .filter(|e| e.kind == "tool/result" && e.data["turn"] == (i + 1) as u64)
+            .map(|e| e.data["is_error"] == true)
+            .collect();
+        let corrected = tool_errors.first() == Some(&true) && tool_errors.last() == Some(&false);
         match (&outcome, scene.recovers_from, scene.fails_with) {
             (Ok(_), Some(code), _) if retried == [code] => {}
+            (Ok(_), None, None) if scene.corrects_tool_call && corrected && retried.is_empty() => {}
             (Err(TurnError::Failed(f)), None, Some(code))
                 if f.code == code && retried.is_empty() =>
             {
@@ -213,7 +261,8 @@ pub async fn run(sessions_dir: &Path) -> Result<ExitCode> {
         return Ok(ExitCode::from(crate::cli::EXIT_TURN_FAILED));
     }
     println!(
-        "every failure arrived as one canonical code; each retryable one was recovered, the rest were not retried"
+        "every failure arrived as one canonical code; each retryable one was recovered, the rest were not retried; \
+         the malformed tool call became a tool error that the model corrected"
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -258,16 +307,64 @@ pub fn describe_event(event: &Event) -> String {
         "session/resumed" => format!("resumed (unfinished turn: {})", s("unfinished_turn")),
         "turn/start" => format!("turn {}: user says {:?}", s("turn"), s("user")),
         "llm/request" => format!(
-            "attempt {} of turn {}: {} messages to {}",
+            "attempt {} of turn {} step {}: {} messages to {}",
             s("attempt"),
             s("turn"),
+            s("step"),
             s("messages"),
             s("provider")
         ),
-        "llm/response" => format!(
-            "answer: {} characters, finish {}",
-            s("text_chars"),
-            s("finish_reason")
+        "llm/response" => {
+            let calls = d
+                .get("tool_calls")
+                .and_then(|c| c.as_array())
+                .map_or(0, Vec::len);
+            if calls == 0 {
+                format!(
+                    "answer: {} characters, finish {}",
+                    s("text_chars"),
+                    s("finish_reason")
+                )
+            } else {
+                format!(
+                    "answer: {} characters and {calls} tool call(s), finish {}",
+                    s("text_chars"),
+                    s("finish_reason")
+                )
+            }
+        }
+        "tool/call" => format!(
+            "step {}: the model calls {}({}){}",
+            s("step"),
+            s("name"),
+            s("arguments"),
+            if d.get("parsed_ok") == Some(&serde_json::Value::Bool(false)) {
+                " (not valid JSON)"
+            } else {
+                ""
+            }
+        ),
+        "tool/result" => {
+            let content = s("content");
+            let first = content.lines().next().unwrap_or("");
+            let more = if first.len() < content.trim_end().len() {
+                " …"
+            } else {
+                ""
+            };
+            let kind = if d.get("is_error") == Some(&serde_json::Value::Bool(true)) {
+                "error result"
+            } else {
+                "result"
+            };
+            format!("{} {kind}: {first}{more}", s("name"))
+        }
+        "step/end" => format!(
+            "step {} ends: {} tool result(s) ({} error(s)) go back to the model in step {} (durable)",
+            s("step"),
+            s("tool_calls"),
+            s("tool_errors"),
+            d.get("step").and_then(|v| v.as_u64()).map_or(0, |n| n + 1)
         ),
         "llm/failure" => failure(d.get("failure")),
         "llm/retry" => {
@@ -301,11 +398,15 @@ pub fn describe_event(event: &Event) -> String {
             failure(d.get("failure"))
         ),
         "turn/end" => format!(
-            "turn {} {}{}",
+            "turn {} {}{}{}",
             s("turn"),
             s("outcome"),
             d.get("code")
                 .map(|c| format!(" ({})", c.as_str().unwrap_or("")))
+                .unwrap_or_default(),
+            d.get("message")
+                .and_then(|m| m.as_str())
+                .map(|m| format!(": {m}"))
                 .unwrap_or_default()
         ),
         _ => serde_json::to_string(d).unwrap_or_default(),

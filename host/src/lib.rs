@@ -20,5 +20,6 @@ pub mod recovery;
 pub mod resume;
 pub mod runtime;
 pub mod session;
+pub mod tools;
 pub mod transport;
 pub mod watchdog;

@@ -1,5 +1,11 @@
 //! Rebuilding a session from its log: the conversation, the retry records and, if the process died
-//! mid-turn, where that turn stands. Pure: events in, state out (the log is the source of truth).
+//! mid-turn, where that turn stands (its step, the attempts and wait of that step, and the tool calls
+//! of that step still to run). Pure: events in, state out (the log is the source of truth).
+//!
+//! A turn's messages come from its events: `turn/start` (the user message), each `step/end` (the
+//! step's assistant message from its `llm/response`, with its tool calls as the conversation stores
+//! them, then one tool message per call from the `tool/result` events), `turn/end` (the final
+//! answer; a failed turn is dropped whole).
 
 use crate::adapter::{Message, Role, ToolCall};
 use crate::log::Event;
@@ -29,6 +35,24 @@ pub struct SessionHeader {
     pub system: Option<String>,
 }
 
+/// One `tool/result` event: what a call returned (or the error the model was given instead).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolResultRecord {
+    pub id: String,
+    pub name: String,
+    pub content: String,
+    pub is_error: bool,
+}
+
+/// A step whose completion asked for tools, cut short before its `step/end`: the calls as the
+/// provider sent them, and the results already recorded (those calls are not run again).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingToolStep {
+    pub text: String,
+    pub calls: Vec<ToolCall>,
+    pub results: Vec<ToolResultRecord>,
+}
+
 /// A turn the process did not finish.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UnfinishedTurn {
@@ -39,6 +63,9 @@ pub struct UnfinishedTurn {
     pub attempts: u32,
     /// A retry was decided (and made durable) but its wait never ended: what is left of it.
     pub pending_retry: Option<(RetryRecord, Duration)>,
+    /// The step's completion arrived and asked for tools, but the step did not end: its remaining
+    /// calls run before the next step.
+    pub pending_tools: Option<PendingToolStep>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -49,6 +76,9 @@ pub struct Rebuilt {
     pub turn: u32,
     pub retries: Vec<RetryRecord>,
     pub unfinished: Option<UnfinishedTurn>,
+    /// The tools the last turn offered (`turn/start` `tools`): a program resuming the session offers
+    /// them again (the CLI re-enables its built-in set).
+    pub tools: Vec<String>,
 }
 
 fn field<'a>(event: &'a Event, key: &str) -> Result<&'a Value> {
@@ -110,6 +140,7 @@ pub fn rebuild(events: &[Event], now: SystemTime) -> Result<Rebuilt> {
         .collect();
     let mut turn = 0;
     let mut retries = Vec::new();
+    let mut tools = Vec::new();
     let mut open: Option<UnfinishedTurn> = None;
     // The last llm/retry of the open turn, with its timestamp, until an attempt follows it.
     let mut waiting: Option<(RetryRecord, String)> = None;
@@ -120,13 +151,70 @@ pub fn rebuild(events: &[Event], now: SystemTime) -> Result<Rebuilt> {
                 turn = u32_field(event, "turn")?;
                 let user = str_field(event, "user")?;
                 messages.push(Message::new(Role::User, user.clone()));
+                tools = match event.data.get("tools") {
+                    Some(v) => serde_json::from_value(v.clone()).with_context(|| {
+                        format!("event #{} (turn/start): 'tools' is malformed", event.seq)
+                    })?,
+                    None => Vec::new(),
+                };
                 open = Some(UnfinishedTurn {
                     turn,
                     step: 1,
                     user,
                     attempts: 0,
                     pending_retry: None,
+                    pending_tools: None,
                 });
+                waiting = None;
+            }
+            "llm/response" => {
+                let calls: Vec<ToolCall> = match event.data.get("tool_calls") {
+                    Some(v) => serde_json::from_value(v.clone()).with_context(|| {
+                        format!(
+                            "event #{} (llm/response): 'tool_calls' is malformed",
+                            event.seq
+                        )
+                    })?,
+                    None => Vec::new(),
+                };
+                if let Some(t) = open.as_mut()
+                    && !calls.is_empty()
+                {
+                    let text = event
+                        .data
+                        .get("text")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string();
+                    t.pending_tools = Some(PendingToolStep {
+                        text,
+                        calls,
+                        results: Vec::new(),
+                    });
+                }
+            }
+            "tool/result" => {
+                let record: ToolResultRecord = serde_json::from_value(Value::Object(
+                    event.data.clone(),
+                ))
+                .with_context(|| format!("event #{} (tool/result) is malformed", event.seq))?;
+                if let Some(p) = open.as_mut().and_then(|t| t.pending_tools.as_mut()) {
+                    p.results.push(record);
+                }
+            }
+            "step/end" => {
+                if let Some(t) = open.as_mut() {
+                    let step = u32_field(event, "step")?;
+                    let p = t.pending_tools.take().with_context(|| {
+                        format!(
+                            "event #{} (step/end of step {step}) follows no llm/response with tool calls",
+                            event.seq
+                        )
+                    })?;
+                    messages.extend(step_messages(p));
+                    t.step = step + 1;
+                    t.attempts = 0;
+                }
                 waiting = None;
             }
             "llm/request" => {
@@ -168,7 +256,7 @@ pub fn rebuild(events: &[Event], now: SystemTime) -> Result<Rebuilt> {
                         tool_call_id: None,
                     });
                 } else {
-                    drop_failed_user_message(&mut messages);
+                    drop_failed_turn(&mut messages);
                 }
                 open = None;
                 waiting = None;
@@ -189,17 +277,52 @@ pub fn rebuild(events: &[Event], now: SystemTime) -> Result<Rebuilt> {
         turn,
         retries,
         unfinished: open,
+        tools,
     })
 }
 
+/// The messages one tool step adds to the conversation: the assistant message with its calls (their
+/// arguments as the conversation stores them: parsed JSON, or the raw text that did not parse), then
+/// one tool message per call, in call order. The session builds the same messages live.
+pub fn step_messages(step: PendingToolStep) -> Vec<Message> {
+    let stored: Vec<ToolCall> = step
+        .calls
+        .iter()
+        .map(|c| ToolCall {
+            id: c.id.clone(),
+            name: c.name.clone(),
+            arguments: crate::tools::parse_arguments(&c.arguments).stored_text(),
+        })
+        .collect();
+    let mut out = vec![Message {
+        role: Role::Assistant,
+        content: step.text,
+        tool_calls: stored,
+        tool_call_id: None,
+    }];
+    for call in &step.calls {
+        let content = step
+            .results
+            .iter()
+            .find(|r| r.id == call.id)
+            .map(|r| r.content.clone())
+            .unwrap_or_else(|| "Error: the result of this call was not recorded.".to_string());
+        out.push(Message {
+            role: Role::Tool,
+            content,
+            tool_calls: Vec::new(),
+            tool_call_id: Some(call.id.clone()),
+        });
+    }
+    out
+}
+
 /// A failed turn leaves no trace in the conversation: its user message got no answer, and the next
-/// prompt stands on its own.
-pub fn drop_failed_user_message(messages: &mut Vec<Message>) {
-    if messages
-        .last()
-        .is_some_and(|m| matches!(m.role, Role::User))
-    {
-        messages.pop();
+/// prompt stands on its own. Everything from the turn's user message on goes, including the
+/// assistant and tool messages of the steps it finished.
+pub fn drop_failed_turn(messages: &mut Vec<Message>) {
+    if let Some(at) = messages.iter().rposition(|m| matches!(m.role, Role::User)) {
+        messages.truncate(at);
     }
 }
 
@@ -355,6 +478,270 @@ mod tests {
             .map(|m| m.content.as_str())
             .collect();
         assert_eq!(contents, ["be brief", "go"]);
+    }
+
+    fn response_with_calls(seq: u64, turn: u32, step: u32, text: &str, calls: Value) -> Event {
+        ev(
+            seq,
+            T0,
+            "llm/response",
+            json!({"turn": turn, "step": step, "attempt": 1, "text_chars": text.chars().count(),
+                   "text": text, "tool_calls": calls, "finish_reason": "tool_calls"}),
+        )
+    }
+
+    fn tool_result(seq: u64, step: u32, id: &str, content: &str, is_error: bool) -> Event {
+        ev(
+            seq,
+            T0,
+            "tool/result",
+            json!({"turn": 1, "step": step, "id": id, "name": "calculator", "content": content, "is_error": is_error}),
+        )
+    }
+
+    fn two_calls() -> Value {
+        json!([{"id": "c1", "name": "calculator", "arguments": "{\"expression\": \"2+\",}"},
+               {"id": "c2", "name": "clock", "arguments": ""}])
+    }
+
+    fn summary(messages: &[Message]) -> Vec<String> {
+        messages
+            .iter()
+            .map(|m| {
+                let calls: Vec<String> = m
+                    .tool_calls
+                    .iter()
+                    .map(|c| format!("{}({})", c.name, c.arguments))
+                    .collect();
+                format!(
+                    "{}:{}{}{}",
+                    serde_json::to_value(m.role).unwrap().as_str().unwrap(),
+                    m.content,
+                    if calls.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" calls {}", calls.join(" "))
+                    },
+                    m.tool_call_id
+                        .as_deref()
+                        .map(|id| format!(" answers {id}"))
+                        .unwrap_or_default()
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn tool_steps_rebuild_the_assistant_calls_and_the_tool_messages() {
+        let events = vec![
+            start(),
+            ev(
+                2,
+                T0,
+                "turn/start",
+                json!({"turn": 1, "user": "sum and time", "tools": ["clock", "calculator"]}),
+            ),
+            ev(3, T0, "llm/request", json!({"turn": 1, "step": 1})),
+            response_with_calls(4, 1, 1, "Let me see.", two_calls()),
+            ev(
+                5,
+                T0,
+                "tool/call",
+                json!({"turn": 1, "step": 1, "id": "c1"}),
+            ),
+            tool_result(6, 1, "c1", "Error: not valid JSON", true),
+            ev(
+                7,
+                T0,
+                "tool/call",
+                json!({"turn": 1, "step": 1, "id": "c2"}),
+            ),
+            tool_result(8, 1, "c2", "2026-11-29T10:00:00Z", false),
+            ev(
+                9,
+                T0,
+                "step/end",
+                json!({"turn": 1, "step": 1, "tool_calls": 2, "tool_errors": 1}),
+            ),
+            ev(10, T0, "llm/request", json!({"turn": 1, "step": 2})),
+            ev(
+                11,
+                T0,
+                "llm/response",
+                json!({"turn": 1, "step": 2, "tool_calls": []}),
+            ),
+            ev(
+                12,
+                T0,
+                "turn/end",
+                json!({"turn": 1, "outcome": "completed", "assistant": "done", "steps": 2}),
+            ),
+        ];
+        let r = rebuild(&events, at(T0)).unwrap();
+        assert!(r.unfinished.is_none());
+        assert_eq!(r.tools, ["clock", "calculator"]);
+        assert_eq!(
+            summary(&r.messages),
+            [
+                "System:be brief",
+                "User:sum and time",
+                // Raw text that never parsed stays raw; "" is stored as {}.
+                "Assistant:Let me see. calls calculator({\"expression\": \"2+\",}) clock({})",
+                "Tool:Error: not valid JSON answers c1",
+                "Tool:2026-11-29T10:00:00Z answers c2",
+                "Assistant:done",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_death_in_step_two_resumes_at_step_two_with_its_own_attempts_and_retries() {
+        let mut step2_retry = retry(10, T0, 1, 60_000);
+        step2_retry.data.insert("turn".into(), json!(1));
+        step2_retry.data.insert("step".into(), json!(2));
+        let events = vec![
+            start(),
+            ev(2, T0, "turn/start", json!({"turn": 1, "user": "go"})),
+            ev(3, T0, "llm/request", json!({})),
+            ev(4, T0, "llm/failure", json!({})),
+            ev(5, T0, "llm/request", json!({})),
+            response_with_calls(
+                6,
+                1,
+                1,
+                "",
+                json!([{"id": "c1", "name": "calculator", "arguments": "{\"expression\":\"1+1\"}"}]),
+            ),
+            tool_result(7, 1, "c1", "2", false),
+            ev(
+                8,
+                T0,
+                "step/end",
+                json!({"turn": 1, "step": 1, "tool_calls": 1, "tool_errors": 0}),
+            ),
+            ev(9, T0, "llm/request", json!({})),
+            step2_retry,
+        ];
+        let r = rebuild(&events, at("2026-11-29T10:00:10Z")).unwrap();
+        let t = r.unfinished.unwrap();
+        assert_eq!((t.turn, t.step, t.attempts), (1, 2, 1));
+        assert!(t.pending_tools.is_none());
+        let (record, remaining) = t.pending_retry.unwrap();
+        assert_eq!((record.step, record.retry), (2, 1));
+        assert_eq!(remaining, Duration::from_secs(50));
+        assert_eq!(
+            summary(&r.messages),
+            [
+                "System:be brief",
+                "User:go",
+                "Assistant: calls calculator({\"expression\":\"1+1\"})",
+                "Tool:2 answers c1",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_death_while_tools_run_resumes_with_the_calls_that_have_no_result() {
+        let events = vec![
+            start(),
+            ev(
+                2,
+                T0,
+                "turn/start",
+                json!({"turn": 1, "user": "go", "tools": ["calculator", "clock"]}),
+            ),
+            ev(3, T0, "llm/request", json!({})),
+            response_with_calls(4, 1, 1, "Working.", two_calls()),
+            ev(
+                5,
+                T0,
+                "tool/call",
+                json!({"turn": 1, "step": 1, "id": "c1"}),
+            ),
+            tool_result(6, 1, "c1", "Error: not valid JSON", true),
+            ev(
+                7,
+                T0,
+                "tool/call",
+                json!({"turn": 1, "step": 1, "id": "c2"}),
+            ),
+        ];
+        let r = rebuild(&events, at(T0)).unwrap();
+        let t = r.unfinished.unwrap();
+        assert_eq!((t.step, t.attempts), (1, 1));
+        let p = t.pending_tools.unwrap();
+        assert_eq!(p.text, "Working.");
+        assert_eq!(p.calls.len(), 2);
+        assert_eq!(p.results.len(), 1);
+        assert_eq!(p.results[0].id, "c1");
+        // The step's messages are not in the conversation until the step ends.
+        assert_eq!(summary(&r.messages), ["System:be brief", "User:go"]);
+    }
+
+    #[test]
+    fn a_failed_turn_after_tool_steps_leaves_no_trace() {
+        let events = vec![
+            start(),
+            ev(2, T0, "turn/start", json!({"turn": 1, "user": "first"})),
+            ev(
+                3,
+                T0,
+                "turn/end",
+                json!({"turn": 1, "outcome": "completed", "assistant": "one"}),
+            ),
+            ev(4, T0, "turn/start", json!({"turn": 2, "user": "second"})),
+            response_with_calls(
+                5,
+                2,
+                1,
+                "",
+                json!([{"id": "c1", "name": "calculator", "arguments": "{}"}]),
+            ),
+            tool_result(6, 1, "c1", "Error: ...", true),
+            ev(7, T0, "step/end", json!({"turn": 2, "step": 1})),
+            ev(
+                8,
+                T0,
+                "turn/end",
+                json!({"turn": 2, "outcome": "failed", "code": "AUTH"}),
+            ),
+            ev(9, T0, "turn/start", json!({"turn": 3, "user": "third"})),
+            response_with_calls(
+                10,
+                3,
+                1,
+                "",
+                json!([{"id": "c9", "name": "calculator", "arguments": "{}"}]),
+            ),
+            ev(11, T0, "step/end", json!({"turn": 3, "step": 1})),
+            ev(
+                12,
+                T0,
+                "turn/end",
+                json!({"turn": 3, "outcome": "failed", "reason": "step_limit", "max_steps": 1}),
+            ),
+        ];
+        let r = rebuild(&events, at(T0)).unwrap();
+        assert!(r.unfinished.is_none());
+        assert!(r.tools.is_empty());
+        assert_eq!(
+            summary(&r.messages),
+            ["System:be brief", "User:first", "Assistant:one"]
+        );
+    }
+
+    #[test]
+    fn a_step_end_without_its_response_is_refused() {
+        let events = vec![
+            start(),
+            ev(2, T0, "turn/start", json!({"turn": 1, "user": "go"})),
+            ev(3, T0, "step/end", json!({"turn": 1, "step": 1})),
+        ];
+        let err = rebuild(&events, at(T0)).unwrap_err().to_string();
+        assert!(
+            err.contains("follows no llm/response with tool calls"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -1,18 +1,31 @@
 //! A session: a conversation with one provider, run turn by turn, every step written to the session
 //! log, every failure put through the recovery waterfall. The log is the source of truth: the retry
 //! count is read from it, and `resume` rebuilds a session from it.
+//!
+//! A turn is a loop of steps. Each step is one completion (with its own retry waterfall, per
+//! `(turn, step, provider)`). A completion that calls tools runs them through the session's
+//! [`ToolRegistry`] (every failure there is a tool result the model can correct, never the end of
+//! the turn), appends the assistant message and the tool messages, and the next step begins; a
+//! completion without tool calls ends the turn. `max_steps` bounds the loop.
 
-use crate::adapter::{CompletionRequest, Message, Role};
+use crate::adapter::{CompletionRequest, Message, Role, ToolCall, ToolSpec};
 use crate::attempt::{Completion, Provider, StreamEvent, run_attempt};
 use crate::engine::GuestEngine;
 use crate::failure::LlmFailure;
 use crate::listener::EarlierRetry;
 use crate::log::{SessionLog, SessionRead};
 use crate::recovery::{AbortSignal, FailureFacts, Recovery, Verdict};
-use crate::resume::{Rebuilt, RetryRecord, UnfinishedTurn, drop_failed_user_message, rebuild};
+use crate::resume::{
+    PendingToolStep, Rebuilt, RetryRecord, ToolResultRecord, UnfinishedTurn, drop_failed_turn,
+    rebuild, step_messages,
+};
+use crate::tools::ToolRegistry;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
+
+/// The default bound on the steps of one turn (completions, each possibly followed by tool calls).
+pub const DEFAULT_MAX_STEPS: u32 = 16;
 
 /// Why a turn did not complete: the provider/adapter failed (a canonical failure), or the host itself
 /// could not do its job (the log could not be written). Kept apart so callers never mistake one for
@@ -21,6 +34,11 @@ use std::time::{Duration, SystemTime};
 pub enum TurnError {
     #[error("{0}")]
     Failed(LlmFailure),
+    /// The model was still calling tools at the last step the session allows.
+    #[error(
+        "the turn did not finish within {max_steps} steps: the model was still calling tools at step {max_steps} (max_steps)"
+    )]
+    StepLimit { max_steps: u32 },
     #[error("host error: {0:#}")]
     Host(#[from] anyhow::Error),
 }
@@ -39,6 +57,9 @@ pub struct Session {
     turn: u32,
     retries: Vec<RetryRecord>,
     abort: AbortSignal,
+    tools: Arc<ToolRegistry>,
+    tool_specs: Vec<ToolSpec>,
+    max_steps: u32,
 }
 
 /// A retry decided and logged, whose wait has not ended yet.
@@ -79,6 +100,9 @@ impl Session {
             turn: 0,
             retries: Vec::new(),
             abort: AbortSignal::default(),
+            tools: Arc::default(),
+            tool_specs: Vec::new(),
+            max_steps: DEFAULT_MAX_STEPS,
         })
     }
 
@@ -112,8 +136,35 @@ impl Session {
             turn,
             retries,
             abort: AbortSignal::default(),
+            tools: Arc::default(),
+            tool_specs: Vec::new(),
+            max_steps: DEFAULT_MAX_STEPS,
         };
         Ok((session, unfinished))
+    }
+
+    /// The tools offered to the model from the next turn on (none by default). Every request carries
+    /// their specs; each turn's `turn/start` names them. A resumed session needs its tools again
+    /// ([`Rebuilt::tools`] names those of its last turn) before [`Session::continue_turn`].
+    pub fn with_tools(mut self, tools: Arc<ToolRegistry>) -> Self {
+        self.tool_specs = tools.specs();
+        self.tools = tools;
+        self
+    }
+
+    /// The most steps one turn may take (default [`DEFAULT_MAX_STEPS`]; at least 1). A turn whose
+    /// model still calls tools at the last step ends with [`TurnError::StepLimit`].
+    pub fn with_max_steps(mut self, max_steps: u32) -> Self {
+        self.max_steps = max_steps.max(1);
+        self
+    }
+
+    pub fn tools(&self) -> &ToolRegistry {
+        &self.tools
+    }
+
+    pub fn max_steps(&self) -> u32 {
+        self.max_steps
     }
 
     pub fn id(&self) -> &str {
@@ -129,7 +180,9 @@ impl Session {
         self.abort.clone()
     }
 
-    /// Runs one user turn to completion or failure, streaming text to `sink`.
+    /// Runs one user turn to completion or failure, streaming text and tool activity to `sink`.
+    /// Returns the final step's completion (the answer); the steps before it are in
+    /// [`Session::messages`] and the log.
     pub async fn run_turn(
         &mut self,
         user: &str,
@@ -137,13 +190,17 @@ impl Session {
     ) -> Result<Completion, TurnError> {
         self.turn += 1;
         let turn = self.turn;
-        self.log
-            .append("turn/start", json!({"turn": turn, "user": user}))?;
+        let mut start = json!({"turn": turn, "user": user});
+        if !self.tools.is_empty() {
+            start["tools"] = json!(self.tools.names());
+        }
+        self.log.append("turn/start", start)?;
         self.messages.push(Message::new(Role::User, user));
-        self.run_step(turn, 1, 0, None, sink).await
+        self.run_steps(turn, 1, 0, None, None, sink).await
     }
 
-    /// Finishes a turn that a dead process left open, continuing its retry count and its wait.
+    /// Finishes a turn that a dead process left open: at its step, continuing that step's retry
+    /// count and wait, or running the tool calls of that step that have no result yet.
     pub async fn continue_turn(
         &mut self,
         open: UnfinishedTurn,
@@ -152,10 +209,131 @@ impl Session {
         let pending = open
             .pending_retry
             .map(|(record, wait)| PendingRetry { record, wait });
-        self.run_step(open.turn, open.step, open.attempts, pending, sink)
-            .await
+        self.run_steps(
+            open.turn,
+            open.step,
+            open.attempts,
+            pending,
+            open.pending_tools,
+            sink,
+        )
+        .await
     }
 
+    /// The step loop: a completion, its tools, the next step; until a completion calls no tool.
+    async fn run_steps(
+        &mut self,
+        turn: u32,
+        mut step: u32,
+        mut attempts: u32,
+        mut pending: Option<PendingRetry>,
+        mut tools_step: Option<PendingToolStep>,
+        sink: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<Completion, TurnError> {
+        loop {
+            let (completion, done) = match tools_step.take() {
+                Some(p) => (
+                    Completion {
+                        text: p.text,
+                        tool_calls: p.calls,
+                        ..Completion::default()
+                    },
+                    p.results,
+                ),
+                None => {
+                    let completion = self
+                        .run_step(turn, step, attempts, pending.take(), sink)
+                        .await?;
+                    (completion, Vec::new())
+                }
+            };
+            if completion.tool_calls.is_empty() {
+                return self.end_turn(turn, step, completion);
+            }
+            if step >= self.max_steps {
+                return self.fail_step_limit(turn, step);
+            }
+            self.run_tools(turn, step, completion, done, sink).await?;
+            step += 1;
+            attempts = 0;
+        }
+    }
+
+    /// Runs the tool calls of a step (those without a recorded result), then appends the step's
+    /// assistant message and tool messages and makes the step durable (`step/end`).
+    async fn run_tools(
+        &mut self,
+        turn: u32,
+        step: u32,
+        completion: Completion,
+        mut results: Vec<ToolResultRecord>,
+        sink: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<(), TurnError> {
+        for call in &completion.tool_calls {
+            if results.iter().any(|r| r.id == call.id) {
+                continue; // ran before the process died; its result is in the log
+            }
+            let checked = self.tools.check(&call.name, &call.arguments);
+            self.log.append(
+                "tool/call",
+                json!({"turn": turn, "step": step, "id": call.id, "name": call.name,
+                       "arguments": call.arguments, "parsed_ok": checked.parsed.is_ok()}),
+            )?;
+            sink(StreamEvent::ToolCall {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                arguments: checked.parsed.stored_text(),
+            });
+            let outcome = tokio::select! {
+                outcome = ToolRegistry::run(checked, &call.name) => Some(outcome),
+                _ = self.abort.aborted() => None,
+            };
+            let Some(outcome) = outcome else {
+                let failure = LlmFailure::new(
+                    "ABORTED",
+                    format!("aborted by the caller while the tool `{}` ran", call.name),
+                );
+                return self
+                    .fail(turn, step, failure, "aborted by the caller", None)
+                    .map(|_| ());
+            };
+            let record = ToolResultRecord {
+                id: call.id.clone(),
+                name: call.name.clone(),
+                content: outcome.content,
+                is_error: outcome.is_error,
+            };
+            let mut event = serde_json::to_value(&record).expect("a tool result serializes");
+            event["turn"] = json!(turn);
+            event["step"] = json!(step);
+            self.log.append("tool/result", event)?;
+            sink(StreamEvent::ToolResult {
+                id: record.id.clone(),
+                name: record.name.clone(),
+                content: record.content.clone(),
+                is_error: record.is_error,
+            });
+            results.push(record);
+        }
+        let calls = completion.tool_calls.len();
+        let errors = completion
+            .tool_calls
+            .iter()
+            .filter(|c| results.iter().any(|r| r.id == c.id && r.is_error))
+            .count();
+        self.messages.extend(step_messages(PendingToolStep {
+            text: completion.text,
+            calls: completion.tool_calls,
+            results,
+        }));
+        self.log.append_durable(
+            "step/end",
+            json!({"turn": turn, "step": step, "tool_calls": calls, "tool_errors": errors}),
+        )?;
+        Ok(())
+    }
+
+    /// One step: attempts (and the waterfall between them) until a completion or the turn's failure.
     async fn run_step(
         &mut self,
         turn: u32,
@@ -189,7 +367,7 @@ impl Session {
             let request = CompletionRequest {
                 model: provider.config.model.clone(),
                 messages: self.messages.clone(),
-                tools: Vec::new(),
+                tools: self.tool_specs.clone(),
                 max_tokens: None,
                 temperature: None,
             };
@@ -203,7 +381,7 @@ impl Session {
                 _ = self.abort.aborted() => Err(LlmFailure::new("ABORTED", "aborted by the caller during the request")),
             };
             let failure = match outcome {
-                Ok(completion) => return self.complete(turn, step, attempts, completion),
+                Ok(completion) => return self.respond(turn, step, attempts, completion),
                 Err(failure) => failure,
             };
             self.log.append(
@@ -291,34 +469,62 @@ impl Session {
         }
     }
 
-    fn complete(
+    /// A step's completion arrived: logged (with its text when it calls tools, so that a process that
+    /// dies before the step ends can rebuild the step's assistant message).
+    fn respond(
         &mut self,
         turn: u32,
         step: u32,
         attempt: u32,
+        mut completion: Completion,
+    ) -> Result<Completion, TurnError> {
+        name_every_call(turn, step, &mut completion.tool_calls);
+        let mut event = json!({
+            "turn": turn, "step": step, "attempt": attempt,
+            "text_chars": completion.text.chars().count(),
+            "tool_calls": completion.tool_calls,
+            "finish_reason": completion.finish_reason,
+            "usage": completion.usage,
+        });
+        if !completion.tool_calls.is_empty() {
+            event["text"] = json!(completion.text);
+        }
+        self.log.append("llm/response", event)?;
+        Ok(completion)
+    }
+
+    /// A completion without tool calls: the answer, and the durable end of the turn.
+    fn end_turn(
+        &mut self,
+        turn: u32,
+        step: u32,
         completion: Completion,
     ) -> Result<Completion, TurnError> {
-        self.log.append(
-            "llm/response",
-            json!({
-                "turn": turn, "step": step, "attempt": attempt,
-                "text_chars": completion.text.chars().count(),
-                "tool_calls": completion.tool_calls,
-                "finish_reason": completion.finish_reason,
-                "usage": completion.usage,
-            }),
-        )?;
         self.messages.push(Message {
             role: Role::Assistant,
             content: completion.text.clone(),
-            tool_calls: completion.tool_calls.clone(),
+            tool_calls: Vec::new(),
             tool_call_id: None,
         });
         self.log.append_durable(
             "turn/end",
-            json!({"turn": turn, "outcome": "completed", "assistant": completion.text, "tool_calls": completion.tool_calls}),
+            json!({"turn": turn, "outcome": "completed", "assistant": completion.text, "steps": step}),
         )?;
         Ok(completion)
+    }
+
+    /// The model still calls tools at the last step allowed: the calls do not run, the turn fails.
+    fn fail_step_limit(&mut self, turn: u32, step: u32) -> Result<Completion, TurnError> {
+        let error = TurnError::StepLimit {
+            max_steps: self.max_steps,
+        };
+        self.log.append_durable(
+            "turn/end",
+            json!({"turn": turn, "outcome": "failed", "reason": "step_limit", "steps": step,
+                   "max_steps": self.max_steps, "message": error.to_string()}),
+        )?;
+        drop_failed_turn(&mut self.messages);
+        Err(error)
     }
 
     fn fail(
@@ -337,8 +543,21 @@ impl Session {
             "turn/end",
             json!({"turn": turn, "outcome": "failed", "code": failure.code}),
         )?;
-        drop_failed_user_message(&mut self.messages);
+        drop_failed_turn(&mut self.messages);
         Err(TurnError::Failed(failure))
+    }
+}
+
+/// Every call of a step gets a unique, non-empty id: the tool messages answer calls by id, and some
+/// providers and proxies send none or repeat one. Named before `llm/response` is logged, so a
+/// resumed process reads the same ids; a name given here is `call_dsh_TURN_STEP_N`.
+fn name_every_call(turn: u32, step: u32, calls: &mut [ToolCall]) {
+    let mut seen = std::collections::HashSet::new();
+    for (i, call) in calls.iter_mut().enumerate() {
+        if call.id.trim().is_empty() || seen.contains(&call.id) {
+            call.id = format!("call_dsh_{turn}_{step}_{}", i + 1);
+        }
+        seen.insert(call.id.clone());
     }
 }
 

@@ -407,7 +407,14 @@ async fn the_demo_runs_on_a_fresh_machine_and_recovers_every_retryable_failure()
     );
     assert!(text.contains("Hello from the mock provider!"), "{text}");
     assert!(text.contains("compacted from"), "{text}");
+    // The malformed tool call: an error result the model corrects in its next step.
+    assert!(
+        text.contains("[tool calculator({\"expression\": \"6 * 7\",}) → Error: the arguments of `calculator` are not valid JSON"),
+        "{text}"
+    );
+    assert!(text.contains("[tool calculator({\"expression\":\"6 * 7\"}) → 42]"), "{text}");
     let events = scratch.only_session_events();
     assert_eq!(of_kind(&events, "llm/retry").len(), 5);
-    assert_eq!(of_kind(&events, "turn/end").len(), 6);
+    assert_eq!(of_kind(&events, "turn/end").len(), 7);
+    assert_eq!(of_kind(&events, "step/end").len(), 2);
 }

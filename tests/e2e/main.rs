@@ -9,3 +9,4 @@ mod fixtures;
 mod guests;
 mod recovery;
 mod sandbox;
+mod tools;

@@ -129,3 +129,197 @@ pub fn failure_code(events: &[Event]) -> Option<String> {
 pub fn test_guest(stem: &str) -> PathBuf {
     Path::new(env!("DSH_GUEST_DIR")).join(format!("{stem}.wasm"))
 }
+
+// ---- guests in other languages (tests/e2e/other_languages.rs) -----------------------------------
+
+/// The workspace root (the e2e tests belong to the `host` package).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("host/ has a parent")
+        .to_path_buf()
+}
+
+/// The Python and JavaScript guests, built from their sources by their own toolchains.
+pub struct OtherLanguageGuests {
+    /// guests/retry-budget (Python, componentize-py): a recovery listener.
+    pub retry_budget: PathBuf,
+    /// guests/gemini (JavaScript, componentize-js): a provider adapter.
+    pub gemini: PathBuf,
+}
+
+/// Builds guests/retry-budget and guests/gemini into `target/tmp/other-language-guests` once per test
+/// run, then loads both once through the binary so the compiled-code cache the tests share is warm.
+///
+/// componentize-py and componentize-js do not build reproducibly (the same sources give different
+/// bytes, hence a new cache key and a cold compile), so a component is only rebuilt when its inputs
+/// changed: a stamp beside it records a hash of its sources, the WIT files and the tool versions.
+/// A missing tool fails the test with the command that installs it; nothing is skipped.
+pub fn other_language_guests() -> &'static OtherLanguageGuests {
+    static GUESTS: std::sync::OnceLock<Result<OtherLanguageGuests, String>> =
+        std::sync::OnceLock::new();
+    match GUESTS.get_or_init(build_other_language_guests) {
+        Ok(guests) => guests,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn build_other_language_guests() -> Result<OtherLanguageGuests, String> {
+    let root = workspace_root();
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("other-language-guests");
+    std::fs::create_dir_all(&out).map_err(|e| format!("creating {}: {e}", out.display()))?;
+
+    let python = tool_version("python3", &["--version"], "install Python 3 (apt-get install python3)")?;
+    let componentize_py = tool_version(
+        "componentize-py",
+        &["--version"],
+        "install it with: pip install componentize-py==0.25.1",
+    )?;
+    let node = tool_version("node", &["--version"], "install Node.js 20 (apt-get install nodejs npm)")?;
+    let gemini_dir = root.join("guests/gemini");
+    let lock = std::fs::read(gemini_dir.join("package-lock.json")).unwrap_or_default();
+    if !gemini_dir
+        .join("node_modules/@bytecodealliance/componentize-js/package.json")
+        .exists()
+    {
+        return Err(format!(
+            "componentize-js is not installed for guests/gemini: run (cd {} && npm ci)",
+            gemini_dir.display()
+        ));
+    }
+
+    let wit = root.join("wit");
+    let retry_budget = out.join("retry_budget.wasm");
+    let gemini = out.join("gemini.wasm");
+    let jobs: Vec<(PathBuf, u64, std::process::Command)> = vec![
+        {
+            let stamp = inputs_hash(&[&root.join("guests/retry-budget"), &wit], &[&python, &componentize_py]);
+            let mut cmd = std::process::Command::new("bash");
+            cmd.arg(root.join("guests/retry-budget/build.sh")).arg(&out);
+            (retry_budget.clone(), stamp, cmd)
+        },
+        {
+            let lock = String::from_utf8_lossy(&lock).into_owned();
+            let stamp = inputs_hash(&[&gemini_dir, &wit], &[&node, &lock]);
+            let mut cmd = std::process::Command::new("node");
+            cmd.arg(gemini_dir.join("build.mjs")).arg(&out);
+            (gemini.clone(), stamp, cmd)
+        },
+    ];
+    let results: Vec<Result<(), String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = jobs
+            .into_iter()
+            .map(|(wasm, stamp, mut cmd)| {
+                s.spawn(move || {
+                    let stamp_file = wasm.with_extension("wasm.inputs");
+                    let current = std::fs::read_to_string(&stamp_file).unwrap_or_default();
+                    if wasm.exists() && current.trim() == stamp.to_string() {
+                        return Ok(());
+                    }
+                    let output = cmd
+                        .output()
+                        .map_err(|e| format!("running {cmd:?}: {e}"))?;
+                    if !output.status.success() {
+                        return Err(format!(
+                            "building {} failed ({cmd:?}, {}):\n{}\n{}",
+                            wasm.display(),
+                            output.status,
+                            String::from_utf8_lossy(&output.stdout),
+                            String::from_utf8_lossy(&output.stderr)
+                        ));
+                    }
+                    std::fs::write(&stamp_file, stamp.to_string())
+                        .map_err(|e| format!("writing {}: {e}", stamp_file.display()))
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("build thread")).collect()
+    });
+    for r in results {
+        r?;
+    }
+
+    // Load both once (compiling them into the shared cache): a run that fails at once, before any
+    // network, with AUTH (no key), which the retry-budget listener gives up on.
+    let scratch = Scratch::new();
+    scratch.config(&format!(
+        "[providers.gemini]\npreset = \"openai-compatible\"\nadapter = {:?}\napi_key_env = \"DSH_WARM_UP_NO_KEY\"\n\
+         api_key_required = true\nbase_url = \"http://127.0.0.1:9/v1beta\"\nmodel = \"gemini-2.5-flash\"\n\
+         [[listeners]]\nwasm = {:?}\nconfig = {{ budget_ms = 1 }}\n",
+        gemini.display().to_string(),
+        retry_budget.display().to_string()
+    ));
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_dsh-host"))
+        .args(["run", "--provider", "gemini", "warm up"])
+        .env("DSH_SESSIONS_DIR", scratch.sessions())
+        .env("DSH_CACHE_DIR", shared_cache_dir())
+        .env("DSH_CONFIG", scratch.dir.path().join("dsh.toml"))
+        .env_remove("DSH_WARM_UP_NO_KEY")
+        .env_remove("DSH_LOG")
+        .output()
+        .map_err(|e| format!("running dsh-host to warm the cache: {e}"))?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    if output.status.code() != Some(1) || !stderr.contains("AUTH") {
+        return Err(format!(
+            "loading the guests built from other languages failed ({}):\n{stderr}",
+            output.status
+        ));
+    }
+    Ok(OtherLanguageGuests {
+        retry_budget,
+        gemini,
+    })
+}
+
+/// `program ARGS` prints a version; otherwise an error saying how to install it.
+fn tool_version(program: &str, args: &[&str], install: &str) -> Result<String, String> {
+    match std::process::Command::new(program).args(args).output() {
+        Ok(o) if o.status.success() => Ok(format!(
+            "{}{}",
+            String::from_utf8_lossy(&o.stdout).trim(),
+            String::from_utf8_lossy(&o.stderr).trim()
+        )),
+        Ok(o) => Err(format!(
+            "`{program} {}` failed ({}): {}; {install}",
+            args.join(" "),
+            o.status,
+            String::from_utf8_lossy(&o.stderr).trim()
+        )),
+        Err(e) => Err(format!("`{program}` cannot be run ({e}); {install}")),
+    }
+}
+
+/// A hash of every file under `dirs` (except node_modules, __pycache__ and dot-directories) and of
+/// `extra`: what a guest build depends on.
+fn inputs_hash(dirs: &[&Path], extra: &[&str]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    fn walk(dir: &Path, files: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name == "node_modules" || name == "__pycache__" || name.starts_with('.') {
+                continue;
+            }
+            if path.is_dir() {
+                walk(&path, files);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    let mut hasher = std::hash::DefaultHasher::new();
+    for dir in dirs {
+        let mut files = Vec::new();
+        walk(dir, &mut files);
+        files.sort();
+        for file in files {
+            file.hash(&mut hasher);
+            std::fs::read(&file).unwrap_or_default().hash(&mut hasher);
+        }
+    }
+    extra.hash(&mut hasher);
+    hasher.finish()
+}

@@ -106,7 +106,26 @@ impl Decoder {
         }
         let data = event.data.trim();
         if data == "[DONE]" {
-            let finish = self.pending.take().unwrap_or_else(|| self.finish_for(None));
+            let finish = match self.pending.take() {
+                Some(finish) => finish,
+                // `[DONE]` with no `finish_reason` after a tool call began: a proxy that lost the
+                // upstream wrote `[DONE]` anyway (tests/fixtures/tool-arguments.json,
+                // truncated-stream-partial-arguments). The arguments may be cut off, and a cut-off
+                // call must never run: this is a truncated stream, not a tool call.
+                None if self.saw_tool_call => Finish {
+                    kind: FinishKind::Error,
+                    reason: None,
+                    failure: Some(LlmFailure {
+                        request_id: header_request_id(&self.head),
+                        ..LlmFailure::new(
+                            codes::STREAM_TRUNCATED,
+                            "the stream ended ([DONE]) without a finish_reason while a tool call was \
+                             streaming: its arguments may be cut off",
+                        )
+                    }),
+                },
+                None => self.finish_for(None),
+            };
             self.emit_finish(finish, out);
             return;
         }

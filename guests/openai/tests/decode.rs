@@ -345,3 +345,25 @@ fn garbage_is_an_unparseable_server_error() {
     }
     decoder.end();
 }
+
+#[test]
+fn done_without_a_finish_reason_after_a_tool_call_is_a_truncated_stream() {
+    // tests/fixtures/tool-arguments.json, truncated-stream-partial-arguments: the upstream stream
+    // closed mid-arguments and a proxy wrote `[DONE]` anyway. The call must never run.
+    let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null},\"finish_reason\":null}]}\n\n\
+                data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_1\",\"type\":\"function\",\"function\":{\"name\":\"read\",\"arguments\":\"\"}}]},\"finish_reason\":null}]}\n\n\
+                data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{\\\"path\\\": \\\"src/ma\"}}]},\"finish_reason\":null}]}\n\n\
+                data: [DONE]\n\n";
+    let chunks = decoded(body);
+    assert_eq!(tool_deltas(&chunks).len(), 2);
+    let f = finish_of(&chunks);
+    assert_eq!(f.kind, FinishKind::Error);
+    assert_eq!(f.failure.unwrap().code, "STREAM_TRUNCATED");
+
+    // With its finish_reason, the same stream is a tool call.
+    let complete = body.replace(
+        "data: [DONE]",
+        "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]",
+    );
+    assert_eq!(finish_of(&decoded(&complete)).kind, FinishKind::ToolCalls);
+}
