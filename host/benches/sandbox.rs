@@ -1,0 +1,99 @@
+//! The cost of the sandbox, side by side with native code, in one run:
+//! - decode throughput: the same adapter library decoding a 10,000-event stream natively and as a
+//!   Wasm component through the host (fresh instance and decoder, whole network reads);
+//! - per-attempt instantiation of a built-in Rust guest from its `InstancePre`.
+//!
+//! `cargo bench -p dsh-host --bench sandbox`; `scripts/bench` turns the estimates into a table.
+
+#[path = "streams.rs"]
+mod streams;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use dsh_host::adapter::{Adapter, Chunk, ResponseHead};
+use dsh_host::engine::{GuestEngine, GuestLimits};
+use std::hint::black_box;
+
+fn sse_head() -> Vec<(String, String)> {
+    vec![("content-type".into(), "text/event-stream".into())]
+}
+
+fn load(engine: &GuestEngine, rt: &tokio::runtime::Runtime, name: &str) -> Adapter {
+    let source = dsh_host::guests::builtin_adapter(name).unwrap();
+    rt.block_on(Adapter::load(engine, &source, GuestLimits::default_for(&source))).unwrap()
+}
+
+/// Decodes a whole stream in Wasm; returns the number of text chunks (checked against native).
+async fn decode_wasm(adapter: &Adapter, reads: &[&[u8]]) -> usize {
+    let mut instance = adapter.instantiate().await.unwrap();
+    let head = ResponseHead { status: 200, headers: sse_head(), received_at_ms: 0 };
+    instance.open_decoder(&head).await.unwrap();
+    let mut texts = 0;
+    for read in reads {
+        texts += instance.feed(read).await.unwrap().iter().filter(|c| matches!(c, Chunk::Text(_))).count();
+    }
+    texts + instance.end().await.unwrap().iter().filter(|c| matches!(c, Chunk::Text(_))).count()
+}
+
+fn decode_openai_native(reads: &[&[u8]]) -> usize {
+    use dsh_guest_openai::types::{Chunk, ResponseHead};
+    let mut d = dsh_guest_openai::Decoder::new(ResponseHead { status: 200, headers: sse_head(), received_at_ms: 0 });
+    let mut texts = 0;
+    for read in reads {
+        texts += d.feed(read).iter().filter(|c| matches!(c, Chunk::Text(_))).count();
+    }
+    texts + d.end().iter().filter(|c| matches!(c, Chunk::Text(_))).count()
+}
+
+fn decode_anthropic_native(reads: &[&[u8]]) -> usize {
+    use dsh_guest_anthropic::types::{Chunk, ResponseHead};
+    let mut d = dsh_guest_anthropic::Decoder::new(ResponseHead { status: 200, headers: sse_head(), received_at_ms: 0 });
+    let mut texts = 0;
+    for read in reads {
+        texts += d.feed(read).iter().filter(|c| matches!(c, Chunk::Text(_))).count();
+    }
+    texts + d.end().iter().filter(|c| matches!(c, Chunk::Text(_))).count()
+}
+
+fn bench(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    // No compiled-code cache: the benchmark measures running, not loading.
+    let engine = GuestEngine::new(None).unwrap();
+
+    let openai_stream = streams::openai();
+    let anthropic_stream = streams::anthropic();
+    let openai_reads = streams::reads(&openai_stream);
+    let anthropic_reads = streams::reads(&anthropic_stream);
+    let openai = load(&engine, &rt, "openai");
+    let anthropic = load(&engine, &rt, "anthropic");
+
+    // The two paths must agree before they are compared.
+    assert_eq!(rt.block_on(decode_wasm(&openai, &openai_reads)), decode_openai_native(&openai_reads));
+    assert_eq!(rt.block_on(decode_wasm(&anthropic, &anthropic_reads)), decode_anthropic_native(&anthropic_reads));
+
+    let mut g = c.benchmark_group("decode");
+    g.throughput(Throughput::Elements(streams::EVENTS as u64));
+    g.bench_function("openai/native", |b| b.iter(|| black_box(decode_openai_native(black_box(&openai_reads)))));
+    g.bench_function("openai/wasm", |b| b.to_async(&rt).iter(|| decode_wasm(&openai, &openai_reads)));
+    g.bench_function("anthropic/native", |b| b.iter(|| black_box(decode_anthropic_native(black_box(&anthropic_reads)))));
+    g.bench_function("anthropic/wasm", |b| b.to_async(&rt).iter(|| decode_wasm(&anthropic, &anthropic_reads)));
+    g.finish();
+
+    let mut g = c.benchmark_group("instantiate");
+    for name in ["openai", "anthropic"] {
+        let adapter = load(&engine, &rt, name);
+        g.bench_function(name, |b| b.to_async(&rt).iter(|| async { black_box(adapter.instantiate().await.unwrap()) }));
+    }
+    let source = dsh_host::guests::builtin_listener("llm-retry").unwrap();
+    let listener = rt
+        .block_on(dsh_host::listener::Listener::load(&engine, &source, "{}", GuestLimits::default_for(&source)))
+        .unwrap();
+    let _ = &listener;
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20).measurement_time(std::time::Duration::from_secs(4));
+    targets = bench
+}
+criterion_main!(benches);

@@ -1,0 +1,372 @@
+//! Runs the benchmarks that need whole processes or many sessions, reads criterion's estimates for
+//! the rest, and prints one Markdown report (figures, ratios, machine, commands). `scripts/bench`
+//! runs everything and keeps the output in BENCHMARKS.md.
+//!
+//! Usage: bench_report [--quick] [--js-adapter FILE.wasm] [--python-listener FILE.wasm]
+
+use dsh_host::attempt::Provider;
+use dsh_host::config::{self, Config, RetryPolicy};
+use dsh_host::engine::GuestEngine;
+use dsh_host::log::SessionStore;
+use dsh_host::mock::{MockScript, MockServer};
+use dsh_host::recovery::Recovery;
+use dsh_host::runtime::Runtime;
+use dsh_host::session::{Session, SessionDeps};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+struct Args {
+    quick: bool,
+    js_adapter: Option<PathBuf>,
+    python_listener: Option<PathBuf>,
+}
+
+fn args() -> Args {
+    let mut a = Args { quick: false, js_adapter: None, python_listener: None };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--quick" => a.quick = true,
+            "--js-adapter" => a.js_adapter = it.next().map(PathBuf::from),
+            "--python-listener" => a.python_listener = it.next().map(PathBuf::from),
+            other => panic!("unknown argument {other}"),
+        }
+    }
+    a
+}
+
+fn host_binary() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    // target/<profile>/examples/bench_report -> target/<profile>/dsh-host
+    let bin = exe.parent().unwrap().parent().unwrap().join("dsh-host");
+    assert!(bin.exists(), "build the binary first: cargo build --release -p dsh-host ({})", bin.display());
+    bin
+}
+
+fn target_dir() -> PathBuf {
+    host_binary().parent().unwrap().parent().unwrap().to_path_buf()
+}
+
+/// CPU time (user + system) of all waited-for children so far.
+fn children_cpu() -> Duration {
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage fills the struct it is given.
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    let tv = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+fn rss_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map(|kb| kb * 1024)
+        .unwrap_or(0)
+}
+
+fn completion_script(chunks: usize, copies: usize) -> String {
+    let pieces: Vec<String> = (0..chunks).map(|i| format!("\"w{i} \"")).collect();
+    let step = format!(r#"{{"completion":{{"text":[{}]}}}}"#, pieces.join(","));
+    format!(r#"{{"steps":[{}]}}"#, vec![step; copies].join(","))
+}
+
+/// Starts `dsh-host mock` in its own process (so its CPU is not counted) and returns it with its URL.
+fn spawn_mock(script: &str, dir: &Path) -> (std::process::Child, String) {
+    let path = dir.join(format!("script-{}.json", rand_suffix()));
+    std::fs::write(&path, script).unwrap();
+    let mut child = Command::new(host_binary())
+        .args(["mock", "--script", path.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::BufRead;
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let url = line.trim().strip_prefix("mock provider listening on ").unwrap().to_string();
+    (child, url)
+}
+
+fn rand_suffix() -> u128 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+fn percentile(v: &[f64], p: f64) -> f64 {
+    let mut s = v.to_vec();
+    s.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    s[((s.len() as f64 - 1.0) * p).round() as usize]
+}
+
+/// Criterion's mean estimate (ns) for `group/function`.
+fn criterion_ns(group: &str, function: &str) -> Option<f64> {
+    let path = target_dir().join("criterion").join(group).join(function.replace('/', "_")).join("new/estimates.json");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    v["mean"]["point_estimate"].as_f64()
+}
+
+/// CPU per streamed chunk of `dsh-host run` (the whole process: engine, adapter, HTTP, decode, log).
+fn cpu_dsh_host(url: &str, dir: &Path) -> Duration {
+    let before = children_cpu();
+    let out = Command::new(host_binary())
+        .args(["run", "--provider", "openai-compatible", "--base-url", url, "bench"])
+        .env("DSH_SESSIONS_DIR", dir.join("sessions"))
+        .env("DSH_CACHE_DIR", dir.join("cache"))
+        .stdout(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    children_cpu() - before
+}
+
+/// The baseline: a plain reqwest client reading and parsing the same SSE (this binary, child mode).
+fn cpu_plain_client(url: &str) -> Duration {
+    let before = children_cpu();
+    let out = Command::new(std::env::current_exe().unwrap()).args(["--plain-client", url]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    children_cpu() - before
+}
+
+/// Child mode: POST, read the SSE stream, parse every event's JSON, collect the text.
+fn plain_client(url: &str) {
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    rt.block_on(async {
+        let client = reqwest::Client::new();
+        let mut resp = client
+            .post(format!("{url}/chat/completions"))
+            .header("content-type", "application/json")
+            .body(r#"{"model":"m","stream":true,"messages":[{"role":"user","content":"bench"}]}"#)
+            .send()
+            .await
+            .unwrap();
+        let mut buf = Vec::new();
+        let mut text = String::new();
+        while let Some(bytes) = resp.chunk().await.unwrap() {
+            buf.extend_from_slice(&bytes);
+            while let Some(end) = buf.windows(2).position(|w| w == b"\n\n") {
+                let event: Vec<u8> = buf.drain(..end + 2).collect();
+                let line = String::from_utf8_lossy(&event);
+                if let Some(data) = line.trim().strip_prefix("data: ") {
+                    if data == "[DONE]" {
+                        continue;
+                    }
+                    let v: serde_json::Value = serde_json::from_str(data).unwrap();
+                    if let Some(t) = v["choices"][0]["delta"]["content"].as_str() {
+                        text.push_str(t);
+                    }
+                }
+            }
+        }
+        assert!(!text.is_empty());
+    });
+}
+
+/// Time from spawning `dsh-host run` until the mock has the request, with the given cache dir.
+async fn start_to_first_request(extra: &[&str], config: Option<&Path>, cache: &Path, sessions: &Path) -> Duration {
+    let mock = MockServer::start(MockScript::from_json_str(&completion_script(1, 1)).unwrap(), ([127, 0, 0, 1], 0).into()).await.unwrap();
+    let url = mock.base_url();
+    let mut args: Vec<&str> = vec!["run", "--provider", "openai-compatible", "--base-url", &url];
+    args.extend_from_slice(extra);
+    args.push("hi");
+    let mut cmd = tokio::process::Command::new(host_binary());
+    cmd.args(&args).env("DSH_CACHE_DIR", cache).env("DSH_SESSIONS_DIR", sessions).stdout(Stdio::null()).stderr(Stdio::null());
+    if let Some(c) = config {
+        cmd.env("DSH_CONFIG", c);
+    }
+    let started = Instant::now();
+    let mut child = cmd.spawn().unwrap();
+    loop {
+        if !mock.requests().is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_micros(200)).await;
+        assert!(started.elapsed() < Duration::from_secs(120), "no request within 2 minutes");
+    }
+    let took = started.elapsed();
+    child.wait().await.unwrap();
+    took
+}
+
+async fn startup(label: &str, extra: &[&str], config: Option<&Path>, dir: &Path, runs: usize) -> (String, f64, f64) {
+    let mut cold = Vec::new();
+    let mut warm = Vec::new();
+    for i in 0..runs {
+        let cache = dir.join(format!("cache-{label}-{i}"));
+        cold.push(start_to_first_request(extra, config, &cache, &dir.join("sessions")).await.as_secs_f64() * 1e3);
+        warm.push(start_to_first_request(extra, config, &cache, &dir.join("sessions")).await.as_secs_f64() * 1e3);
+    }
+    (label.to_string(), median(cold), median(warm))
+}
+
+/// 1,000 sessions in one process, each meeting one 429 (retry-after 1 s) then a streamed answer.
+async fn concurrency(sessions: usize, dir: &Path) -> (f64, f64, f64, f64, usize) {
+    let mut steps: Vec<String> = vec![r#"{"status":429,"headers":{"retry-after":"1"},"body":"{\"error\":{\"message\":\"Rate limit reached\",\"code\":\"rate_limit_exceeded\"}}"}"#.to_string(); sessions];
+    let answer = r#"{"completion":{"text":["one ","two ","three ","four ","five"]}}"#.to_string();
+    // The solo baseline first (its own 429 and answer), then the crowd.
+    let mut all = vec![steps[0].clone(), answer.clone()];
+    all.append(&mut steps);
+    all.extend(std::iter::repeat_n(answer, sessions));
+    let (mut mock, url) = spawn_mock(&format!(r#"{{"steps":[{}]}}"#, all.join(",")), dir);
+
+    let mut cfg = config::preset("openai-compatible").unwrap();
+    cfg.base_url = url;
+    cfg.retry_policy = RetryPolicy::default();
+    let mut config = Config::builtin();
+    config.listeners.retain(|l| matches!(&l.guest, dsh_host::config::GuestRef::Builtin(n) if n == "llm-retry"));
+    let runtime = Runtime::new(config, GuestEngine::new(Some(dir.join("cache"))).unwrap(), Some(1)).await.unwrap();
+    let provider: Arc<Provider> = runtime.provider(cfg).await.unwrap();
+    let deps = runtime.deps(provider);
+    let store = Arc::new(SessionStore::open(&dir.join("crowd")).unwrap());
+
+    let run_one = |deps: SessionDeps, store: Arc<SessionStore>| async move {
+        let mut session = Session::start(deps, store.create().unwrap(), None).unwrap();
+        let t = Instant::now();
+        let ok = session.run_turn("hi", &mut |_| {}).await.is_ok();
+        (t.elapsed().as_secs_f64() * 1e3, ok)
+    };
+    let (solo_ms, solo_ok) = run_one(deps.clone(), store.clone()).await;
+    assert!(solo_ok);
+
+    let rss_before = rss_bytes();
+    let peak = Arc::new(std::sync::atomic::AtomicU64::new(rss_before));
+    let sampling = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let sampler = {
+        let (peak, sampling) = (peak.clone(), sampling.clone());
+        tokio::spawn(async move {
+            while sampling.load(std::sync::atomic::Ordering::Relaxed) {
+                peak.fetch_max(rss_bytes(), std::sync::atomic::Ordering::Relaxed);
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        })
+    };
+    let handles: Vec<_> = (0..sessions).map(|_| tokio::spawn(run_one(deps.clone(), store.clone()))).collect();
+    let mut times = Vec::new();
+    let mut completed = 0;
+    for h in handles {
+        let (ms, ok) = h.await.unwrap();
+        times.push(ms);
+        completed += ok as usize;
+    }
+    sampling.store(false, std::sync::atomic::Ordering::Relaxed);
+    sampler.await.unwrap();
+    let _ = mock.kill();
+    let _ = mock.wait();
+    let per_session = (peak.load(std::sync::atomic::Ordering::Relaxed).saturating_sub(rss_before)) as f64 / sessions as f64 / (1 << 20) as f64;
+    let added: Vec<f64> = times.iter().map(|t| t - solo_ms).collect();
+    (per_session, percentile(&added, 0.5), percentile(&added, 0.99), solo_ms, completed)
+}
+
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("model name").map(|m| m.trim_start_matches([' ', '\t', ':']).to_string()))
+        .unwrap_or_else(|| "unknown CPU".into());
+    let mem = std::fs::read_to_string("/proc/meminfo").unwrap_or_default().lines().next().unwrap_or("").split_whitespace().nth(1).and_then(|k| k.parse::<u64>().ok()).map(|k| k / 1024 / 1024).unwrap_or(0);
+    format!("{} cores ({cpu}), {mem} GiB RAM, {}", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0), std::env::consts::OS)
+}
+
+fn main() {
+    let raw: Vec<String> = std::env::args().collect();
+    if raw.get(1).map(String::as_str) == Some("--plain-client") {
+        plain_client(&raw[2]);
+        return;
+    }
+    let a = args();
+    let dir = tempfile::tempdir().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let mut out = String::new();
+    writeln!(out, "# Benchmarks\n").unwrap();
+    writeln!(out, "Machine: {}. Produced by `scripts/bench` (criterion: `cargo bench -p dsh-host --bench sandbox`; the rest: `target/release/examples/bench_report`). Release builds.\n", machine()).unwrap();
+
+    // 1. Decode throughput (criterion).
+    writeln!(out, "## 1. Decode throughput (10,000-event streams, fed as 16 KiB network reads)\n").unwrap();
+    writeln!(out, "| stream | native (events/s) | Wasm through the host (events/s) | Wasm / native | target |").unwrap();
+    writeln!(out, "| --- | --- | --- | --- | --- |").unwrap();
+    for shape in ["openai", "anthropic"] {
+        match (criterion_ns("decode", &format!("{shape}/native")), criterion_ns("decode", &format!("{shape}/wasm"))) {
+            (Some(n), Some(w)) => {
+                let (n_eps, w_eps) = (10_000.0 / (n / 1e9), 10_000.0 / (w / 1e9));
+                writeln!(out, "| {shape} | {:.2} M | {:.2} M | {:.2}× | ≥ 0.8× |", n_eps / 1e6, w_eps / 1e6, w_eps / n_eps).unwrap();
+            }
+            _ => writeln!(out, "| {shape} | (run `cargo bench -p dsh-host --bench sandbox` first) | | | |").unwrap(),
+        }
+    }
+
+    // 2. Instantiation (criterion).
+    writeln!(out, "\n## 2. Per-attempt instantiation (fresh Store + instance from InstancePre)\n").unwrap();
+    writeln!(out, "| guest | time | target |\n| --- | --- | --- |").unwrap();
+    for g in ["openai", "anthropic"] {
+        match criterion_ns("instantiate", g) {
+            Some(ns) => writeln!(out, "| {g} | {:.1} µs | ≤ 10 µs |", ns / 1e3).unwrap(),
+            None => writeln!(out, "| {g} | (no criterion estimate) | ≤ 10 µs |").unwrap(),
+        }
+    }
+
+    // 3. Start-up.
+    let runs = if a.quick { 1 } else { 5 };
+    writeln!(out, "\n## 3. Start-up: process start to the first request leaving the host (median of {runs})\n").unwrap();
+    writeln!(out, "| guest | cold (empty compiled-code cache) | warm | target (warm) |\n| --- | --- | --- | --- |").unwrap();
+    let mut rows = vec![rt.block_on(startup("Rust (built-in openai adapter + 2 listeners)", &[], None, dir.path(), runs))];
+    let mut targets = vec!["≤ 50 ms"];
+    if let Some(js) = &a.js_adapter {
+        let js = js.to_str().unwrap().to_string();
+        rows.push(rt.block_on(startup("JavaScript (gemini adapter)", &["--adapter", &js], None, dir.path(), runs)));
+        targets.push("≤ 100 ms");
+    }
+    if let Some(py) = &a.python_listener {
+        let cfg = dir.path().join("py.toml");
+        std::fs::write(&cfg, format!("[[listeners]]\nwasm = \"{}\"\nconfig = {{ budget_ms = 60000 }}\n[[listeners]]\nname = \"llm-retry\"\n", py.display())).unwrap();
+        rows.push(rt.block_on(startup("Python (retry-budget listener)", &[], Some(&cfg), dir.path(), runs)));
+        targets.push("≤ 100 ms");
+    }
+    for ((label, cold, warm), target) in rows.iter().zip(targets) {
+        writeln!(out, "| {label} | {cold:.1} ms | {warm:.1} ms | {target} |").unwrap();
+    }
+
+    // 4. End to end over loopback.
+    let chunks = if a.quick { 1_000 } else { 10_000 };
+    let (mut mock, url) = spawn_mock(&completion_script(chunks, 3), dir.path());
+    let (mut small_mock, small_url) = spawn_mock(&completion_script(1, 3), dir.path());
+    let mut dsh = Vec::new();
+    let mut plain = Vec::new();
+    for _ in 0..3 {
+        let big = cpu_dsh_host(&url, dir.path()).as_secs_f64();
+        let fixed = cpu_dsh_host(&small_url, dir.path()).as_secs_f64();
+        dsh.push((big - fixed) / (chunks - 1) as f64);
+    }
+    let _ = (mock.kill(), small_mock.kill());
+    let _ = (mock.wait(), small_mock.wait());
+    let (mut mock, url) = spawn_mock(&completion_script(chunks, 3), dir.path());
+    let (mut small_mock, small_url) = spawn_mock(&completion_script(1, 3), dir.path());
+    for _ in 0..3 {
+        let big = cpu_plain_client(&url).as_secs_f64();
+        let fixed = cpu_plain_client(&small_url).as_secs_f64();
+        plain.push((big - fixed) / (chunks - 1) as f64);
+    }
+    let _ = (mock.kill(), small_mock.kill());
+    let _ = (mock.wait(), small_mock.wait());
+    let (d, p) = (median(dsh) * 1e6, median(plain) * 1e6);
+    writeln!(out, "\n## 4. End to end over loopback: a {chunks}-chunk completion from the mock (separate process)\n").unwrap();
+    writeln!(out, "CPU time per chunk of the whole client process (user + system, fixed start-up cost subtracted by a 1-chunk run; median of 3).\n").unwrap();
+    writeln!(out, "| client | CPU per chunk | ratio | target |\n| --- | --- | --- | --- |").unwrap();
+    writeln!(out, "| plain Rust reqwest client, parsing each event's JSON | {p:.2} µs | 1.00× | |").unwrap();
+    writeln!(out, "| `dsh-host run` (Wasm adapter, session log) | {d:.2} µs | {:.2}× | ≤ 1.5× |", d / p).unwrap();
+
+    // 5. Concurrency.
+    let n = if a.quick { 50 } else { 1_000 };
+    let (per_session, p50, p99, solo, completed) = rt.block_on(concurrency(n, dir.path()));
+    writeln!(out, "\n## 5. Concurrency: {n} sessions in one process, each a 429 (retry-after 1 s) then a streamed answer\n").unwrap();
+    writeln!(out, "| sessions completed | resident memory per session (peak) | added latency p50 | added latency p99 | solo turn | target |\n| --- | --- | --- | --- | --- | --- |").unwrap();
+    writeln!(out, "| {completed} / {n} | {per_session:.3} MiB | {p50:.1} ms | {p99:.1} ms | {solo:.0} ms | ≤ 2 MiB per session |").unwrap();
+    writeln!(out, "\nAdded latency = a session's turn time minus the same turn run alone (both include the 1 s retry-after).").unwrap();
+    print!("{out}");
+}
