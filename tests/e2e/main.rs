@@ -7,6 +7,7 @@ mod support;
 mod cli_run;
 mod fixtures;
 mod guests;
+mod other_languages;
 mod recovery;
 mod sandbox;
 mod tools;

@@ -169,13 +169,21 @@ fn build_other_language_guests() -> Result<OtherLanguageGuests, String> {
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("other-language-guests");
     std::fs::create_dir_all(&out).map_err(|e| format!("creating {}: {e}", out.display()))?;
 
-    let python = tool_version("python3", &["--version"], "install Python 3 (apt-get install python3)")?;
+    let python = tool_version(
+        "python3",
+        &["--version"],
+        "install Python 3 (apt-get install python3)",
+    )?;
     let componentize_py = tool_version(
         "componentize-py",
         &["--version"],
         "install it with: pip install componentize-py==0.25.1",
     )?;
-    let node = tool_version("node", &["--version"], "install Node.js 20 (apt-get install nodejs npm)")?;
+    let node = tool_version(
+        "node",
+        &["--version"],
+        "install Node.js 20 (apt-get install nodejs npm)",
+    )?;
     let gemini_dir = root.join("guests/gemini");
     let lock = std::fs::read(gemini_dir.join("package-lock.json")).unwrap_or_default();
     if !gemini_dir
@@ -193,7 +201,10 @@ fn build_other_language_guests() -> Result<OtherLanguageGuests, String> {
     let gemini = out.join("gemini.wasm");
     let jobs: Vec<(PathBuf, u64, std::process::Command)> = vec![
         {
-            let stamp = inputs_hash(&[&root.join("guests/retry-budget"), &wit], &[&python, &componentize_py]);
+            let stamp = inputs_hash(
+                &[&root.join("guests/retry-budget"), &wit],
+                &[&python, &componentize_py],
+            );
             let mut cmd = std::process::Command::new("bash");
             cmd.arg(root.join("guests/retry-budget/build.sh")).arg(&out);
             (retry_budget.clone(), stamp, cmd)
@@ -216,9 +227,7 @@ fn build_other_language_guests() -> Result<OtherLanguageGuests, String> {
                     if wasm.exists() && current.trim() == stamp.to_string() {
                         return Ok(());
                     }
-                    let output = cmd
-                        .output()
-                        .map_err(|e| format!("running {cmd:?}: {e}"))?;
+                    let output = cmd.output().map_err(|e| format!("running {cmd:?}: {e}"))?;
                     if !output.status.success() {
                         return Err(format!(
                             "building {} failed ({cmd:?}, {}):\n{}\n{}",
@@ -233,7 +242,10 @@ fn build_other_language_guests() -> Result<OtherLanguageGuests, String> {
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("build thread")).collect()
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("build thread"))
+            .collect()
     });
     for r in results {
         r?;
