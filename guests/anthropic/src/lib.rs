@@ -6,10 +6,10 @@
 pub mod classify;
 pub mod decode;
 pub mod plan;
-pub mod retry_after;
-pub mod sse;
-pub mod text;
-pub mod types;
+
+// Shared with the other Rust guests; re-exported under the old paths so `crate::types` and the
+// public API (`dsh_guest_anthropic::types::Chunk`, ...) stay as they were.
+pub use dsh_guest_support::{retry_after, sse, text, types};
 
 #[cfg(target_arch = "wasm32")]
 mod bindings;

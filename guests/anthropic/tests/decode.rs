@@ -4,28 +4,9 @@
 
 mod common;
 
-use common::{decode, decode_all_ways, decode_split, finishes, head, sse, text_of, tool_deltas};
+use common::{decode, decode_split, decoded, finish_of, finishes, head, sse, text_of, tool_deltas};
 use dsh_guest_anthropic::Decoder;
 use dsh_guest_anthropic::types::{Chunk, Finish, FinishKind, ToolCallDelta, Usage};
-
-/// Decode all ways, check they agree, return the chunks.
-fn decoded(body: &str) -> Vec<Chunk> {
-    let runs = decode_all_ways(body);
-    let (_, first) = &runs[0];
-    for (how, chunks) in &runs[1..] {
-        assert_eq!(
-            chunks, first,
-            "decoding in {how} differs from decoding whole"
-        );
-    }
-    first.clone()
-}
-
-fn finish_of(chunks: &[Chunk]) -> Finish {
-    let f = finishes(chunks);
-    assert_eq!(f.len(), 1, "exactly one finish in {chunks:?}");
-    f[0].clone()
-}
 
 fn stop(kind: FinishKind, reason: &str) -> Chunk {
     Chunk::Finish(Finish {

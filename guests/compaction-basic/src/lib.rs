@@ -13,7 +13,8 @@
 //! these.
 
 pub mod compact;
-pub mod types;
+// The WIT mirror types, shared with the other Rust guests (this listener needs nothing of its own).
+pub use dsh_guest_support::listener as types;
 
 #[cfg(target_arch = "wasm32")]
 mod bindings;

@@ -3,41 +3,8 @@
 
 mod common;
 
-use common::{decode, decode_all_ways, finishes, sse, text_of};
+use common::{decode, decoded, finish_of, finishes, sse, text_of, tool_deltas};
 use dsh_guest_openai::types::{Chunk, Finish, FinishKind, ToolCallDelta, Usage};
-
-/// Decode all ways, check they agree, return the chunks with adjacent text merged (piece boundaries
-/// may split or join text deltas only if the decoder is wrong, but merging keeps assertions simple).
-fn decoded(body: &str) -> Vec<Chunk> {
-    let runs = decode_all_ways(body);
-    let (_, first) = &runs[0];
-    for (how, chunks) in &runs[1..] {
-        assert_eq!(
-            chunks, first,
-            "decoding in {how} differs from decoding whole"
-        );
-    }
-    first.clone()
-}
-
-fn finish_of(chunks: &[Chunk]) -> Finish {
-    let f = finishes(chunks);
-    assert_eq!(f.len(), 1, "exactly one finish in {chunks:?}");
-    f[0].clone()
-}
-
-fn tool_deltas(chunks: &[Chunk]) -> Vec<ToolCallDelta> {
-    chunks
-        .iter()
-        .filter_map(|c| {
-            if let Chunk::ToolCall(d) = c {
-                Some(d.clone())
-            } else {
-                None
-            }
-        })
-        .collect()
-}
 
 #[test]
 fn text_reasoning_and_stop() {

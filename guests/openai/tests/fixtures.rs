@@ -2,74 +2,13 @@
 
 mod common;
 
-use common::{decode_all_ways, finishes, head};
+use common::{decode_all_ways, finishes};
 use dsh_guest_openai::classify_failure;
 use dsh_guest_openai::types::{Chunk, FinishKind};
+use dsh_guest_support::fixtures::{assert_cases_pass, check_http, provider_failure_cases};
 use serde_json::Value;
 
 const PROVIDERS: &[&str] = &["openai", "openai (SDK test)", "deepseek"];
-
-fn load_cases() -> Vec<Value> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/fixtures/provider-failures.json"
-    );
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
-    let cases: Vec<Value> = serde_json::from_str(&text).expect("fixtures are a JSON array");
-    cases
-        .into_iter()
-        .filter(|c| PROVIDERS.contains(&c["provider"].as_str().unwrap_or("")))
-        .collect()
-}
-
-fn case_head(case: &Value) -> dsh_guest_openai::types::ResponseHead {
-    let headers: Vec<(String, String)> = case["headers"]
-        .as_object()
-        .map(|h| {
-            h.iter()
-                .map(|(k, v)| (k.to_ascii_lowercase(), v.as_str().unwrap_or("").to_string()))
-                .collect()
-        })
-        .unwrap_or_default();
-    let mut h = head(case["status"].as_u64().unwrap() as u16, &[]);
-    h.headers = headers;
-    if let Some(now) = case["clock_now_epoch_s"].as_u64() {
-        h.received_at_ms = now * 1000;
-    }
-    h
-}
-
-/// Problems with one classify case (empty when it passes).
-fn check_http(case: &Value) -> Vec<String> {
-    let failure = classify_failure(&case_head(case), case["body"].as_str().unwrap().as_bytes());
-    let mut problems = Vec::new();
-    let expected_code = case["expected_code"].as_str().unwrap();
-    if failure.code != expected_code {
-        problems.push(format!(
-            "code {} (expected {expected_code}); message {:?}",
-            failure.code, failure.message
-        ));
-    }
-    if failure.provider_retry_after_ms != case["expected_retry_after_ms"].as_u64() {
-        problems.push(format!(
-            "retry-after {:?} (expected {})",
-            failure.provider_retry_after_ms, case["expected_retry_after_ms"]
-        ));
-    }
-    if failure.request_id.as_deref() != case["expected_request_id"].as_str() {
-        problems.push(format!(
-            "request id {:?} (expected {})",
-            failure.request_id, case["expected_request_id"]
-        ));
-    }
-    if failure.status != case["status"].as_u64().map(|s| s as u16) {
-        problems.push(format!("status {:?}", failure.status));
-    }
-    if failure.message.trim().is_empty() {
-        problems.push("empty message".into());
-    }
-    problems
-}
 
 /// Problems with one stream case, decoded whole and in pieces.
 fn check_stream(case: &Value) -> Vec<String> {
@@ -105,33 +44,15 @@ fn check_stream(case: &Value) -> Vec<String> {
 
 #[test]
 fn every_openai_family_fixture_classifies_as_expected() {
-    let cases = load_cases();
+    let cases = provider_failure_cases(PROVIDERS);
     assert!(
         cases.len() >= 20,
         "expected the OpenAI-family fixtures, found {}",
         cases.len()
     );
-    let mut failures = Vec::new();
-    for case in &cases {
-        let status = case["status"].as_u64().unwrap();
-        let problems = match case["transport"].as_str().unwrap() {
-            "http" if status >= 300 => check_http(case),
-            "http" | "sse" => check_stream(case),
-            other => vec![format!("unknown transport {other}")],
-        };
-        if !problems.is_empty() {
-            failures.push(format!(
-                "{}:\n    {}",
-                case["id"].as_str().unwrap(),
-                problems.join("\n    ")
-            ));
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} of {} fixture cases fail:\n{}",
-        failures.len(),
-        cases.len(),
-        failures.join("\n")
+    assert_cases_pass(
+        &cases,
+        |case| check_http(case, classify_failure),
+        check_stream,
     );
 }

@@ -1,4 +1,4 @@
-//! Small text helpers shared by the classifier and the decoder.
+//! Small text helpers shared by the adapters' classifiers and decoders.
 
 /// Bodies quoted into a failure message are cut to this many characters: enough to recognise an
 /// HTML error page or a proxy's complaint, short enough for a log line.
@@ -71,6 +71,27 @@ pub fn html_title(text: &str) -> Option<String> {
     (!title.is_empty()).then_some(title)
 }
 
+/// A request id quoted in a message, as OpenAI does in its 5xx texts: "(Please include the request
+/// ID 500d9fff2057e4af93a280f67002c342 in your message.)" or "request ID req_540c…".
+pub fn request_id_in_text(text: &str) -> Option<String> {
+    let lower = text.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(pos) = lower[from..].find("request id") {
+        let after = from + pos + "request id".len();
+        let rest = text[after..].trim_start_matches([' ', ':', '=', '\'', '"']);
+        let id: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '-')
+            .collect();
+        // "request ID in your email" must not yield "in": a real id is long and has digits.
+        if id.len() >= 8 && id.chars().any(|c| c.is_ascii_digit()) {
+            return Some(id);
+        }
+        from = after;
+    }
+    None
+}
+
 /// The standard reason phrase of an HTTP status, for messages built without provider wording.
 pub fn reason_phrase(status: u16) -> &'static str {
     match status {
@@ -117,6 +138,25 @@ mod tests {
         assert_eq!(excerpt("", 3), "");
         assert_eq!(clip("a\nbcd", 3), "a\nb…");
         assert_eq!(clip("abc", 3), "abc");
+    }
+
+    #[test]
+    fn request_ids_in_openai_wording() {
+        let m = "contact us (Please include the request ID 500d9fff2057e4af93a280f67002c342 in your message.)";
+        assert_eq!(
+            request_id_in_text(m).as_deref(),
+            Some("500d9fff2057e4af93a280f67002c342")
+        );
+        let m = "include the request ID req_540c6eaab7f4556b2baa22bcba915d51 in your email.";
+        assert_eq!(
+            request_id_in_text(m).as_deref(),
+            Some("req_540c6eaab7f4556b2baa22bcba915d51")
+        );
+        assert_eq!(
+            request_id_in_text("Please include the request ID in your email"),
+            None
+        );
+        assert_eq!(request_id_in_text("no id here"), None);
     }
 
     #[test]

@@ -1,7 +1,8 @@
-//! Plain Rust mirrors of the `dsh:llm` WIT types.
+//! Plain Rust mirrors of the `dsh:llm` WIT types (the records of `dsh:llm/types`).
 //!
-//! The adapter's logic works on these so that it can be unit-tested natively; the wasm export layer
-//! (`bindings.rs`) only converts between them and the generated types.
+//! The guests' logic works on these so that it can be unit-tested natively; each guest's wasm export
+//! layer (`bindings.rs`) only converts between them and the types wit-bindgen generates for it.
+//! The listener-only records are in [`crate::listener`].
 
 /// Canonical failure codes (DESIGN.md, "The failure record"). A provider string is never a code.
 pub mod codes {
