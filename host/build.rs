@@ -28,6 +28,7 @@ fn main() {
         println!("cargo:rerun-if-changed={}", root.join(watched).display());
     }
     println!("cargo:rerun-if-env-changed=DSH_GUEST_CARGO");
+    println!("cargo:rerun-if-env-changed=DSH_GUEST_RUSTFLAGS");
 
     let target_dir = root.join("target").join("guest-build");
     let cargo = std::env::var("DSH_GUEST_CARGO")
@@ -57,6 +58,9 @@ fn main() {
         "CARGO_PRIMARY_PACKAGE",
     ] {
         cmd.env_remove(var);
+    }
+    if let Ok(flags) = std::env::var("DSH_GUEST_RUSTFLAGS") {
+        cmd.env("RUSTFLAGS", flags);
     }
     let status = cmd
         .status()

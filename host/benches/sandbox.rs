@@ -78,6 +78,18 @@ fn bench(c: &mut Criterion) {
     g.bench_function("anthropic/wasm", |b| b.to_async(&rt).iter(|| decode_wasm(&anthropic, &anthropic_reads)));
     g.finish();
 
+    // Where the Wasm time goes: one feed of the whole stream (per-call cost amortised away), and a
+    // stream of events the decoder parses but turns into no chunk (no chunk lifted into the host).
+    let whole: Vec<&[u8]> = vec![&openai_stream[..]];
+    let ignored_stream = streams::openai_ignored();
+    let ignored = streams::reads(&ignored_stream);
+    let mut g = c.benchmark_group("decode-breakdown");
+    g.throughput(Throughput::Elements(streams::EVENTS as u64));
+    g.bench_function("openai/wasm-one-read", |b| b.to_async(&rt).iter(|| decode_wasm(&openai, &whole)));
+    g.bench_function("openai/native-no-chunks", |b| b.iter(|| black_box(decode_openai_native(black_box(&ignored)))));
+    g.bench_function("openai/wasm-no-chunks", |b| b.to_async(&rt).iter(|| decode_wasm(&openai, &ignored)));
+    g.finish();
+
     let mut g = c.benchmark_group("instantiate");
     for name in ["openai", "anthropic"] {
         let adapter = load(&engine, &rt, name);

@@ -9,7 +9,6 @@ use dsh_host::config::{self, Config, RetryPolicy};
 use dsh_host::engine::GuestEngine;
 use dsh_host::log::SessionStore;
 use dsh_host::mock::{MockScript, MockServer};
-use dsh_host::recovery::Recovery;
 use dsh_host::runtime::Runtime;
 use dsh_host::session::{Session, SessionDeps};
 use std::fmt::Write as _;
@@ -86,7 +85,10 @@ fn spawn_mock(script: &str, dir: &Path) -> (std::process::Child, String) {
         .unwrap();
     use std::io::BufRead;
     let mut line = String::new();
-    std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let mut reader = std::io::BufReader::new(child.stdout.take().unwrap());
+    reader.read_line(&mut line).unwrap();
+    // Keep draining: the mock must never see a closed stdout.
+    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
     let url = line.trim().strip_prefix("mock provider listening on ").unwrap().to_string();
     (child, url)
 }

@@ -357,8 +357,11 @@ async fn serve_mock(script_path: &Path, port: u16) -> Result<ExitCode> {
     let addr: SocketAddr = ([127, 0, 0, 1], port).into();
     let server = MockServer::start(script, addr).await?;
     // The first line is machine-readable so scripts can pick up an ephemeral port.
-    println!("mock provider listening on {}", server.base_url());
-    println!("{steps} scripted step(s); Ctrl-C to stop");
+    // A reader that stops reading (a script that only wanted the URL) must not kill the server.
+    let mut out = std::io::stdout();
+    let _ = writeln!(out, "mock provider listening on {}", server.base_url());
+    let _ = writeln!(out, "{steps} scripted step(s); Ctrl-C to stop");
+    let _ = out.flush();
     tokio::signal::ctrl_c()
         .await
         .context("waiting for Ctrl-C")?;
