@@ -95,11 +95,9 @@ fn bench(c: &mut Criterion) {
         let adapter = load(&engine, &rt, name);
         g.bench_function(name, |b| b.to_async(&rt).iter(|| async { black_box(adapter.instantiate().await.unwrap()) }));
     }
-    let source = dsh_host::guests::builtin_listener("llm-retry").unwrap();
-    let listener = rt
-        .block_on(dsh_host::listener::Listener::load(&engine, &source, "{}", GuestLimits::default_for(&source)))
-        .unwrap();
-    let _ = &listener;
+    // The share of a fresh store (WASI context with nothing granted, limits, epoch callback) alone.
+    let limits = GuestLimits::default_for(&dsh_host::guests::builtin_adapter("openai").unwrap());
+    g.bench_function("store-only", |b| b.iter(|| black_box(engine.new_store(&limits))));
     g.finish();
 }
 
