@@ -4,6 +4,7 @@
 
 mod support;
 
+mod benchmarks;
 mod cli_run;
 mod fixtures;
 mod guests;
