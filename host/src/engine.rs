@@ -124,6 +124,7 @@ impl GuestEngine {
     pub fn new(cache_dir: Option<PathBuf>) -> Result<Self> {
         let mut config = Config::new();
         config.epoch_interruption(true);
+        config.allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(instance_pool()));
         config.wasm_component_model(true);
         let engine = Engine::new(&config)
             .map_err(|e| anyhow::anyhow!("configuring the wasmtime engine: {}", root_cause(&e)))?;
@@ -243,6 +244,32 @@ impl GuestEngine {
         store
     }
 }
+
+/// The pool every guest instance is allocated from: slots are reserved once and reused, which makes a
+/// fresh instance per attempt about twice as cheap as mapping its memory anew (see BENCHMARKS.md).
+///
+/// Sizing: up to [`POOL_INSTANCES`] guest instances at once in a process (about that many concurrent
+/// attempts, plus brief listener decisions), and room for the largest guests (a Python or JavaScript
+/// runtime has many modules and large function tables). A memory slot is address space sized for the
+/// 4 GiB a config may allow (the per-guest cap is the store limiter's); 2,000 slots reserve about
+/// 8 TiB of the 128 TiB a 64-bit process has, and commit nothing until used. An attempt that finds
+/// the pool full fails as ADAPTER_FAULT saying so.
+fn instance_pool() -> wasmtime::PoolingAllocationConfig {
+    let mut pool = wasmtime::PoolingAllocationConfig::new();
+    pool.total_component_instances(POOL_INSTANCES)
+        .total_core_instances(10 * POOL_INSTANCES)
+        .total_memories(POOL_INSTANCES)
+        .total_tables(POOL_INSTANCES)
+        .total_stacks(POOL_INSTANCES)
+        .max_tables_per_module(4)
+        .max_memories_per_module(2)
+        .table_elements(200_000)
+        .max_memory_size(4 << 30);
+    pool
+}
+
+/// Guest instances (and memories, tables, async stacks) that can be alive at once in one process.
+pub const POOL_INSTANCES: u32 = 2_000;
 
 /// A world of the dsh:llm contract, as far as loading needs to know it.
 pub struct WorldSpec {
