@@ -17,16 +17,24 @@
 //! - A body without SSE framing is read at `end()` as one JSON document: a non-streaming Message, or
 //!   an error.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 
 use crate::classify::{classify_in_band, header_request_id};
+use crate::fast::{self, Str};
 use crate::sse::{SseEvent, SseParser};
 use crate::text::{QUOTE_CHARS, excerpt, html_title, looks_like_html};
 use crate::types::{
     Chunk, Finish, FinishKind, LlmFailure, ResponseHead, ToolCallDelta, Usage, codes,
 };
+
+/// Whether the typed fast path takes the event `data` (tests check it covers the common shapes).
+#[doc(hidden)]
+pub fn fast_path_takes(data: &str) -> bool {
+    fast::parse(data.trim()).is_some()
+}
 
 /// A body that has shown no SSE framing is kept (to be read as JSON at the end) up to this size.
 const MAX_PLAIN_BODY: usize = 32 * 1024 * 1024;
@@ -96,6 +104,8 @@ pub struct Decoder {
     usage: RawUsage,
     stop_reason: Option<String>,
     saw_tool_call: bool,
+    /// Whether the typed fast path is used (see `fast`); off only to compare it in tests.
+    fast_path: bool,
 }
 
 impl Decoder {
@@ -110,6 +120,17 @@ impl Decoder {
             usage: RawUsage::default(),
             stop_reason: None,
             saw_tool_call: false,
+            fast_path: true,
+        }
+    }
+
+    /// A decoder that parses every event into a `serde_json::Value` (no typed fast path): the
+    /// reference the fast path is tested against.
+    #[doc(hidden)]
+    pub fn without_fast_path(head: ResponseHead) -> Self {
+        Decoder {
+            fast_path: false,
+            ..Decoder::new(head)
         }
     }
 
@@ -157,6 +178,28 @@ impl Decoder {
             return;
         }
         let data = event.data.trim();
+        // `content_block_delta`s, typed (see `fast`); everything else below, as a `Value`.
+        if self.fast_path
+            && event
+                .event
+                .as_deref()
+                .is_none_or(|n| n == "content_block_delta")
+            && let Some(e) = fast::parse(data)
+        {
+            // As `on_json` does: no index or no delta, nothing to do (a `null` delta does nothing).
+            if let (Some(index), Some(delta)) = (e.index, e.delta) {
+                let kind = delta.kind;
+                self.on_block_delta(
+                    index,
+                    kind.as_ref().map_or("", Str::as_str),
+                    delta.text.map(|s| s.0),
+                    delta.thinking.map(|s| s.0),
+                    delta.partial_json.map(|s| s.0),
+                    out,
+                );
+            }
+            return;
+        }
         match serde_json::from_str::<Value>(data) {
             Ok(value) => self.on_json(event.event.as_deref(), &value, out),
             // `event: error` with a text payload is still an error.
@@ -192,7 +235,15 @@ impl Decoder {
                 let (Some(index), Some(delta)) = (index_of(v), v.get("delta")) else {
                     return;
                 };
-                self.on_block_delta(index, delta, out);
+                let text = |key: &str| delta.get(key).and_then(Value::as_str).map(Cow::Borrowed);
+                self.on_block_delta(
+                    index,
+                    delta.get("type").and_then(Value::as_str).unwrap_or(""),
+                    text("text"),
+                    text("thinking"),
+                    text("partial_json"),
+                    out,
+                );
             }
             "message_delta" => {
                 if let Some(reason) = v.pointer("/delta/stop_reason").and_then(Value::as_str) {
@@ -247,25 +298,30 @@ impl Decoder {
         self.blocks.insert(index, kind);
     }
 
-    fn on_block_delta(&mut self, index: u64, delta: &Value, out: &mut Vec<Chunk>) {
+    /// A delta: its `type` and its string fields (a field that is not a string is `None`).
+    fn on_block_delta(
+        &mut self,
+        index: u64,
+        kind: &str,
+        text: Option<Cow<'_, str>>,
+        thinking: Option<Cow<'_, str>>,
+        partial_json: Option<Cow<'_, str>>,
+        out: &mut Vec<Chunk>,
+    ) {
         let block = self.blocks.get(&index).copied();
-        match delta.get("type").and_then(Value::as_str).unwrap_or("") {
+        match kind {
             // Text without a block start is still text; text in a block that is not a text block
             // (a citation's, a server tool's) is not the answer.
             "text_delta" if matches!(block, None | Some(Block::Text)) => {
-                push_text(out, Chunk::Text, delta.get("text"));
+                push_cow(out, Chunk::Text, text);
             }
             "thinking_delta" if matches!(block, None | Some(Block::Thinking)) => {
-                push_text(out, Chunk::Reasoning, delta.get("thinking"));
+                push_cow(out, Chunk::Reasoning, thinking);
             }
             // A tool call's arguments only after its start: without one there is no name to call.
             "input_json_delta" if block == Some(Block::ToolUse { complete: false }) => {
-                let partial = delta
-                    .get("partial_json")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                if !partial.is_empty() {
-                    self.push_tool_call(out, index, None, None, partial.to_string());
+                if let Some(partial) = partial_json.filter(|p| !p.is_empty()) {
+                    self.push_tool_call(out, index, None, None, partial.into_owned());
                 }
             }
             // `signature_delta`, `citations_delta`, and deltas of blocks that are not ours.
@@ -417,5 +473,11 @@ fn index_of(v: &Value) -> Option<u64> {
 fn push_text(out: &mut Vec<Chunk>, make: fn(String) -> Chunk, v: Option<&Value>) {
     if let Some(s) = v.and_then(Value::as_str).filter(|s| !s.is_empty()) {
         out.push(make(s.to_string()));
+    }
+}
+
+fn push_cow(out: &mut Vec<Chunk>, make: fn(String) -> Chunk, s: Option<Cow<'_, str>>) {
+    if let Some(s) = s.filter(|s| !s.is_empty()) {
+        out.push(make(s.into_owned()));
     }
 }

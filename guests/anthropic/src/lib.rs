@@ -5,6 +5,7 @@
 
 pub mod classify;
 pub mod decode;
+mod fast;
 pub mod plan;
 
 // Shared with the other Rust guests; re-exported under the old paths so `crate::types` and the

@@ -11,12 +11,19 @@
 use serde_json::Value;
 
 use crate::classify::{classify_in_band, header_request_id};
+use crate::fast::{self, ChatChunk, Str};
 use crate::sse::{SseEvent, SseParser};
 use crate::text::{QUOTE_CHARS, excerpt, html_title, looks_like_html};
 use crate::tools::ToolIndexer;
 use crate::types::{
     Chunk, Finish, FinishKind, LlmFailure, ResponseHead, ToolCallDelta, Usage, codes,
 };
+
+/// Whether the typed fast path takes the event `data` (tests check it covers the common shapes).
+#[doc(hidden)]
+pub fn fast_path_takes(data: &str) -> bool {
+    fast::parse(data.trim()).is_some()
+}
 
 /// A body that has shown no SSE framing is kept (to be read as JSON at the end) up to this size.
 const MAX_PLAIN_BODY: usize = 32 * 1024 * 1024;
@@ -35,6 +42,8 @@ pub struct Decoder {
     /// A non-streaming `choices[].message` was seen: the document is complete by itself.
     saw_message: bool,
     tools: ToolIndexer,
+    /// Whether the typed fast path is used (see `fast`); off only to compare it in tests.
+    fast_path: bool,
 }
 
 impl Decoder {
@@ -49,6 +58,17 @@ impl Decoder {
             saw_tool_call: false,
             saw_message: false,
             tools: ToolIndexer::default(),
+            fast_path: true,
+        }
+    }
+
+    /// A decoder that parses every event into a `serde_json::Value` (no typed fast path): the
+    /// reference the fast path is tested against.
+    #[doc(hidden)]
+    pub fn without_fast_path(head: ResponseHead) -> Self {
+        Decoder {
+            fast_path: false,
+            ..Decoder::new(head)
         }
     }
 
@@ -129,8 +149,17 @@ impl Decoder {
             self.emit_finish(finish, out);
             return;
         }
+        let name = event.event.as_deref();
+        // The common chunk shape, typed (see `fast`); everything else below, as a `Value`. An
+        // `event:` name that selects another branch of `on_json` keeps the event on that path.
+        if self.fast_path
+            && !name.is_some_and(|n| n == "error" || n.starts_with("response."))
+            && let Some(chunk) = fast::parse(data)
+        {
+            return self.on_chat_typed(chunk, out);
+        }
         match serde_json::from_str::<Value>(data) {
-            Ok(value) => self.on_json(event.event.as_deref(), &value, out),
+            Ok(value) => self.on_json(name, &value, out),
             // `event: error` with a text payload is still an error.
             Err(_) if event.event.as_deref() == Some("error") => {
                 let failure =
@@ -282,6 +311,41 @@ impl Decoder {
         if let Some(usage) = usage.and_then(usage_of) {
             out.push(Chunk::Usage(usage));
         }
+    }
+
+    /// `on_chat` for a plain streamed chunk (`fast::ChatChunk::is_plain`): the same steps, on
+    /// the typed fields.
+    fn on_chat_typed(&mut self, chunk: ChatChunk<'_>, out: &mut Vec<Chunk>) {
+        let choices = chunk.choices.unwrap_or_default();
+        for choice in choices.into_iter().filter(|c| c.index.unwrap_or(0) == 0) {
+            let delta = choice.delta.unwrap_or_default();
+            push_str(
+                out,
+                Chunk::Reasoning,
+                delta.reasoning_content.or(delta.reasoning),
+            );
+            push_str(out, Chunk::Text, delta.content);
+            for call in delta.tool_calls.unwrap_or_default() {
+                let index = call.index.and_then(|i| u32::try_from(i).ok());
+                let function = call.function.unwrap_or_default();
+                self.push_tool_call(
+                    out,
+                    index,
+                    call.id.as_ref().map(Str::as_str),
+                    function.name.as_ref().map(Str::as_str),
+                    function.arguments.map(Str::into_string).unwrap_or_default(),
+                );
+            }
+            if let Some(reason) = choice.finish_reason.filter(|r| !r.as_str().is_empty()) {
+                let finish = self.finish_for(Some(reason.as_str()));
+                if finish.kind == FinishKind::Error {
+                    self.emit_finish(finish, out);
+                    return;
+                }
+                self.pending = Some(finish);
+            }
+        }
+        // A plain chunk has no usage.
     }
 
     /// A body without SSE framing: a non-streaming completion, an error object, JSON lines, or
@@ -454,6 +518,12 @@ fn output_index(v: &Value) -> Option<u32> {
 fn push_text(out: &mut Vec<Chunk>, make: fn(String) -> Chunk, v: Option<&Value>) {
     if let Some(s) = v.and_then(Value::as_str).filter(|s| !s.is_empty()) {
         out.push(make(s.to_string()));
+    }
+}
+
+fn push_str(out: &mut Vec<Chunk>, make: fn(String) -> Chunk, s: Option<Str<'_>>) {
+    if let Some(s) = s.filter(|s| !s.as_str().is_empty()) {
+        out.push(make(s.into_string()));
     }
 }
 

@@ -5,6 +5,7 @@
 
 pub mod classify;
 pub mod decode;
+mod fast;
 pub mod plan;
 pub mod tools;
 

@@ -5,6 +5,7 @@
 //! converting them to the mirrors here. Unused items cost nothing in a component (the `guest`
 //! profile links with LTO).
 
+pub mod json;
 pub mod listener;
 pub mod retry_after;
 pub mod sse;

@@ -49,22 +49,28 @@ impl SseParser {
     /// Parse one network read; returns the events it completed.
     pub fn feed(&mut self, bytes: &[u8]) -> Vec<SseEvent> {
         let mut events = Vec::new();
-        for &b in bytes {
-            if self.after_cr {
-                self.after_cr = false;
-                if b == b'\n' {
-                    continue;
-                }
-            }
-            match b {
-                b'\n' => self.end_line(&mut events),
-                b'\r' => {
-                    self.after_cr = true;
-                    self.end_line(&mut events);
-                }
-                _ => self.line.push(b),
+        let mut rest = bytes;
+        if self.after_cr && !rest.is_empty() {
+            self.after_cr = false;
+            if rest[0] == b'\n' {
+                rest = &rest[1..];
             }
         }
+        while let Some(i) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+            self.line.extend_from_slice(&rest[..i]);
+            self.end_line(&mut events);
+            let cr = rest[i] == b'\r';
+            rest = &rest[i + 1..];
+            if cr {
+                match rest.first() {
+                    Some(b'\n') => rest = &rest[1..],
+                    Some(_) => {}
+                    // A LF at the start of the next read belongs to this CR.
+                    None => self.after_cr = true,
+                }
+            }
+        }
+        self.line.extend_from_slice(rest);
         events
     }
 
@@ -82,8 +88,15 @@ impl SseParser {
     }
 
     fn end_line(&mut self, events: &mut Vec<SseEvent>) {
-        let raw = std::mem::take(&mut self.line);
-        let mut line: &[u8] = &raw;
+        // The line buffer is handed back afterwards, so its allocation serves every line.
+        let mut raw = std::mem::take(&mut self.line);
+        self.take_line(&raw, events);
+        raw.clear();
+        self.line = raw;
+    }
+
+    fn take_line(&mut self, raw: &[u8], events: &mut Vec<SseEvent>) {
+        let mut line: &[u8] = raw;
         if self.at_start {
             self.at_start = false;
             line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
