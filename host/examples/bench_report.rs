@@ -29,8 +29,9 @@ fn args() -> Args {
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--quick" => a.quick = true,
-            "--js-adapter" => a.js_adapter = it.next().map(PathBuf::from),
-            "--python-listener" => a.python_listener = it.next().map(PathBuf::from),
+            // Absolute: the Python listener is named in a config file elsewhere.
+            "--js-adapter" => a.js_adapter = it.next().map(|p| std::fs::canonicalize(p).expect("the JS adapter file")),
+            "--python-listener" => a.python_listener = it.next().map(|p| std::fs::canonicalize(p).expect("the Python listener file")),
             other => panic!("unknown argument {other}"),
         }
     }
@@ -137,9 +138,10 @@ fn cpu_plain_client(url: &str) -> Duration {
     children_cpu() - before
 }
 
-/// Child mode: POST, read the SSE stream, parse every event's JSON, collect the text.
+/// Child mode: POST, read the SSE stream, parse every event's JSON, collect the text. Single-threaded
+/// runtime, like `dsh-host run`, so the two differ only in what they do per chunk.
 fn plain_client(url: &str) {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     rt.block_on(async {
         let client = reqwest::Client::new();
         let mut resp = client
@@ -179,7 +181,7 @@ async fn start_to_first_request(extra: &[&str], config: Option<&Path>, cache: &P
     args.extend_from_slice(extra);
     args.push("hi");
     let mut cmd = tokio::process::Command::new(host_binary());
-    cmd.args(&args).env("DSH_CACHE_DIR", cache).env("DSH_SESSIONS_DIR", sessions).stdout(Stdio::null()).stderr(Stdio::null());
+    cmd.args(&args).env("DSH_CACHE_DIR", cache).env("DSH_SESSIONS_DIR", sessions).stdout(Stdio::null()).stderr(Stdio::piped());
     if let Some(c) = config {
         cmd.env("DSH_CONFIG", c);
     }
@@ -188,6 +190,12 @@ async fn start_to_first_request(extra: &[&str], config: Option<&Path>, cache: &P
     loop {
         if !mock.requests().is_empty() {
             break;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            let mut err = String::new();
+            use tokio::io::AsyncReadExt;
+            let _ = child.stderr.take().unwrap().read_to_string(&mut err).await;
+            panic!("dsh-host {args:?} exited ({status}) before sending a request: {err}");
         }
         tokio::time::sleep(Duration::from_micros(200)).await;
         assert!(started.elapsed() < Duration::from_secs(120), "no request within 2 minutes");

@@ -133,7 +133,20 @@ struct Assembly {
 }
 
 impl Assembly {
+    /// Takes the chunks of one network read. Consecutive text (or reasoning) pieces of one read go to
+    /// the sink as one event: a consumer that writes each event to a terminal pays one write per
+    /// read, not one per token.
     fn absorb(&mut self, chunks: Vec<Chunk>, sink: &mut (dyn FnMut(StreamEvent) + Send)) {
+        let mut text = String::new();
+        let mut reasoning = String::new();
+        let flush = |text: &mut String, reasoning: &mut String, sink: &mut (dyn FnMut(StreamEvent) + Send)| {
+            if !reasoning.is_empty() {
+                sink(StreamEvent::Reasoning(std::mem::take(reasoning)));
+            }
+            if !text.is_empty() {
+                sink(StreamEvent::Text(std::mem::take(text)));
+            }
+        };
         for chunk in chunks {
             if self.finish.is_some() {
                 // Only usage may trail a finish (OpenAI sends it in a last chunk).
@@ -143,13 +156,19 @@ impl Assembly {
                 continue;
             }
             match chunk {
-                Chunk::Text(text) => {
-                    self.completion.text.push_str(&text);
-                    sink(StreamEvent::Text(text));
+                Chunk::Text(piece) => {
+                    if !reasoning.is_empty() {
+                        flush(&mut text, &mut reasoning, sink);
+                    }
+                    self.completion.text.push_str(&piece);
+                    text.push_str(&piece);
                 }
-                Chunk::Reasoning(text) => {
-                    self.completion.reasoning.push_str(&text);
-                    sink(StreamEvent::Reasoning(text));
+                Chunk::Reasoning(piece) => {
+                    if !text.is_empty() {
+                        flush(&mut text, &mut reasoning, sink);
+                    }
+                    self.completion.reasoning.push_str(&piece);
+                    reasoning.push_str(&piece);
                 }
                 Chunk::ToolCall(delta) => {
                     let pos = match self.tool_calls.iter().position(|(i, _)| *i == delta.index) {
@@ -179,6 +198,7 @@ impl Assembly {
                 Chunk::Finish(finish) => self.finish = Some(finish),
             }
         }
+        flush(&mut text, &mut reasoning, sink);
     }
 
     /// The failures only the host can see: no finish, an error finish, an empty completion.

@@ -97,10 +97,13 @@ pub struct RunArgs {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     init_tracing();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    // One session is one chain of awaits: a single-threaded runtime spares it the cross-thread
+    // wake-ups. The mock and the demo serve many connections at once and keep the multi-threaded one.
+    let mut builder = match cli.command {
+        Command::Run(_) => tokio::runtime::Builder::new_current_thread(),
+        _ => tokio::runtime::Builder::new_multi_thread(),
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");
