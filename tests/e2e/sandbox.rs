@@ -255,7 +255,9 @@ async fn a_consumer_slower_than_the_idle_timeout_never_sees_a_timeout() {
     };
     let done = run_attempt(&p, &request("m"), &mut slow_sink).await.unwrap();
     assert_eq!(done.text, "abcd");
-    assert_eq!(texts, 4);
+    // Pieces that arrive while the consumer holds one come in one later read (one event): at least
+    // two holds, each twice the idle timeout, happened while the provider was silent.
+    assert!(texts >= 2, "{texts}");
 }
 
 #[tokio::test]
