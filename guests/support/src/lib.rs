@@ -1,9 +1,10 @@
 //! Plain-Rust code shared by dsh's first-party Rust guests (the `openai` and `anthropic` adapters,
 //! the `llm-retry` and `compaction-basic` listeners), kept once here instead of copied per guest.
 //!
-//! No wit-bindgen: the generated WIT types are per crate, so each guest keeps its own `bindings.rs`
-//! converting them to the mirrors here. Unused items cost nothing in a component (the `guest`
-//! profile links with LTO).
+//! The guests' logic works on the plain mirrors here, testable natively. The wasm32-only [`wit`]
+//! module generates the `dsh:llm/types` WIT types once, converts them to and from the mirrors, and
+//! holds the export glue each guest's `bindings.rs` expands. Unused items cost nothing in a
+//! component (the `guest` profile links with LTO).
 
 pub mod json;
 pub mod listener;
@@ -11,6 +12,8 @@ pub mod retry_after;
 pub mod sse;
 pub mod text;
 pub mod types;
+#[cfg(target_arch = "wasm32")]
+pub mod wit;
 
 #[cfg(feature = "test-support")]
 pub mod fixtures;

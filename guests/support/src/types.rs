@@ -1,7 +1,7 @@
 //! Plain Rust mirrors of the `dsh:llm` WIT types (the records of `dsh:llm/types`).
 //!
-//! The guests' logic works on these so that it can be unit-tested natively; each guest's wasm export
-//! layer (`bindings.rs`) only converts between them and the types wit-bindgen generates for it.
+//! The guests' logic works on these so that it can be unit-tested natively; the wasm32-only `wit`
+//! module converts between them and the types wit-bindgen generates (once, for all the guests).
 //! The listener-only records are in [`crate::listener`].
 
 /// Canonical failure codes (DESIGN.md, "The failure record"). A provider string is never a code.
