@@ -70,8 +70,10 @@ async fn hostile_guests_fault_in_plain_words_while_a_healthy_session_completes()
         ("huge-chunk", &big, "MiB of chunks at once"),
     ];
     for (mode, adapter, cause) in cases {
-        let mock = mock(&format!(r#"{{"steps":[{SLOW_STREAM},{{"completion":{{"text":["x"]}}}},{{"completion":{{"text":["after"]}}}}]}}"#)).await;
-        let healthy = provider(healthy_adapter.clone(), &mock.base_url(), "gpt-test");
+        // One mock each: which request arrives first must not decide which answer it gets.
+        let healthy_mock = mock(&format!(r#"{{"steps":[{SLOW_STREAM}]}}"#)).await;
+        let mock = mock(r#"{"steps":[{"completion":{"text":["x"]}},{"completion":{"text":["after"]}}]}"#).await;
+        let healthy = provider(healthy_adapter.clone(), &healthy_mock.base_url(), "gpt-test");
         let bad = provider((*adapter).clone(), &mock.base_url(), mode);
         let healthy_run = async {
             let r = attempt(&healthy).await;
