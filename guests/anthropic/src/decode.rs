@@ -24,20 +24,18 @@ use serde_json::Value;
 
 use crate::classify::{classify_in_band, header_request_id};
 use crate::fast::{self, Str};
-use crate::sse::{SseEvent, SseParser};
+use crate::sse::SseEvent;
 use crate::text::{QUOTE_CHARS, excerpt, html_title, looks_like_html};
 use crate::types::{
     Chunk, Finish, FinishKind, LlmFailure, ResponseHead, ToolCallDelta, Usage, codes,
 };
+use dsh_guest_support::body::BodyInput;
 
 /// Whether the typed fast path takes the event `data` (tests check it covers the common shapes).
 #[doc(hidden)]
 pub fn fast_path_takes(data: &str) -> bool {
     fast::parse(data.trim()).is_some()
 }
-
-/// A body that has shown no SSE framing is kept (to be read as JSON at the end) up to this size.
-const MAX_PLAIN_BODY: usize = 32 * 1024 * 1024;
 
 /// What a content block is, as its `content_block_start` said.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,10 +91,7 @@ impl RawUsage {
 
 pub struct Decoder {
     head: ResponseHead,
-    sse: SseParser,
-    /// The body so far, while it may still be a plain JSON document rather than a stream.
-    raw: Vec<u8>,
-    raw_too_large: bool,
+    input: BodyInput,
     /// A finish was emitted: the answer is over.
     finished: bool,
     /// Content blocks by their index.
@@ -112,9 +107,7 @@ impl Decoder {
     pub fn new(head: ResponseHead) -> Self {
         Decoder {
             head,
-            sse: SseParser::new(),
-            raw: Vec::new(),
-            raw_too_large: false,
+            input: BodyInput::new(),
             finished: false,
             blocks: BTreeMap::new(),
             usage: RawUsage::default(),
@@ -140,17 +133,7 @@ impl Decoder {
         if self.finished {
             return out;
         }
-        if !self.sse.saw_framing() && !self.raw_too_large {
-            if self.raw.len() + bytes.len() > MAX_PLAIN_BODY {
-                self.raw_too_large = true;
-            } else {
-                self.raw.extend_from_slice(bytes);
-            }
-        }
-        let events = self.sse.feed(bytes);
-        if self.sse.saw_framing() && !self.raw.is_empty() {
-            self.raw = Vec::new(); // a stream: the copy is not needed
-        }
+        let events = self.input.feed(bytes);
         for event in events {
             self.on_event(event, &mut out);
         }
@@ -163,10 +146,10 @@ impl Decoder {
         if self.finished {
             return out;
         }
-        for event in self.sse.finish() {
+        for event in self.input.finish() {
             self.on_event(event, &mut out);
         }
-        if !self.finished && !self.sse.saw_framing() {
+        if !self.finished && !self.input.saw_framing() {
             self.decode_plain_body(&mut out);
         }
         // Without `message_stop` nothing more is emitted: the host reports STREAM_TRUNCATED.
@@ -332,13 +315,13 @@ impl Decoder {
     /// A body without SSE framing: a non-streaming Message, an error object, or garbage. An empty
     /// body yields nothing (truncated).
     fn decode_plain_body(&mut self, out: &mut Vec<Chunk>) {
-        let raw = std::mem::take(&mut self.raw);
+        let raw = self.input.take_raw();
         let text = String::from_utf8_lossy(&raw);
-        if text.trim().is_empty() && !self.raw_too_large {
+        if text.trim().is_empty() && !self.input.raw_too_large() {
             return;
         }
         let value = match serde_json::from_str::<Value>(text.trim()) {
-            Ok(value) if !self.raw_too_large => value,
+            Ok(value) if !self.input.raw_too_large() => value,
             _ => return self.emit_error(self.unparseable(&text), out),
         };
         let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
@@ -390,7 +373,7 @@ impl Decoder {
         } else {
             format!("{:?}", excerpt(text, QUOTE_CHARS))
         };
-        let size = if self.raw_too_large {
+        let size = if self.input.raw_too_large() {
             " (too large to be one JSON document)"
         } else {
             ""
@@ -461,7 +444,7 @@ impl Decoder {
 
     fn emit_finish(&mut self, finish: Finish, out: &mut Vec<Chunk>) {
         self.finished = true;
-        self.raw = Vec::new();
+        self.input.discard_raw();
         out.push(Chunk::Finish(finish));
     }
 }

@@ -5,43 +5,9 @@
 //! event type, goes to the `Value` path, which stays the reference: the typed path only handles
 //! events it decodes exactly as that path would.
 
-use std::borrow::Cow;
-use std::fmt;
-
 use serde::Deserialize;
-use serde::de::{Deserializer, Visitor};
 
-/// A JSON string, borrowed from the event unless it had escapes.
-#[derive(Debug, Default)]
-pub(crate) struct Str<'a>(pub Cow<'a, str>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Cow<'de, str>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Self::Value, E> {
-                Ok(Cow::Borrowed(s))
-            }
-            fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
-                Ok(Cow::Owned(s.to_string()))
-            }
-            fn visit_string<E>(self, s: String) -> Result<Self::Value, E> {
-                Ok(Cow::Owned(s))
-            }
-        }
-        d.deserialize_str(V).map(Str)
-    }
-}
-
-impl Str<'_> {
-    pub(crate) fn as_str(&self) -> &str {
-        &self.0
-    }
-}
+pub(crate) use dsh_guest_support::json::Str;
 
 /// A `content_block_delta` event.
 #[derive(Deserialize)]

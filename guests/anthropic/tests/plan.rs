@@ -261,11 +261,25 @@ fn pure_tool_call_turn_has_no_text_block_and_results_come_before_user_text() {
 
 #[test]
 fn unparsed_tool_arguments_are_replayed_as_an_empty_object() {
-    for args in ["", "  ", "{\"city\": \"Paris\", }", "{\"path\": \"src/ma", "[1, 2]", "\"text\""] {
+    for args in [
+        "",
+        "  ",
+        "{\"city\": \"Paris\", }",
+        "{\"path\": \"src/ma",
+        "[1, 2]",
+        "\"text\"",
+    ] {
         let mut req = request();
-        req.messages.push(assistant_calls("", vec![call("toolu_ok", "fine", "{\"a\":1}"), call("toolu_bad", "get_weather", args)]));
+        req.messages.push(assistant_calls(
+            "",
+            vec![
+                call("toolu_ok", "fine", "{\"a\":1}"),
+                call("toolu_bad", "get_weather", args),
+            ],
+        ));
         req.messages.push(tool_result("toolu_ok", "ok"));
-        req.messages.push(tool_result("toolu_bad", "error: invalid arguments"));
+        req.messages
+            .push(tool_result("toolu_bad", "error: invalid arguments"));
         let b = body(&req);
         let blocks = b["messages"][1]["content"].as_array().unwrap();
         assert_eq!(blocks[0]["input"], serde_json::json!({"a": 1}), "{args}");
@@ -276,7 +290,8 @@ fn unparsed_tool_arguments_are_replayed_as_an_empty_object() {
 #[test]
 fn a_tool_call_without_id_is_refused() {
     let mut req = request();
-    req.messages.push(assistant_calls("", vec![call("", "now", "{}")]));
+    req.messages
+        .push(assistant_calls("", vec![call("", "now", "{}")]));
     assert!(refused(&req).contains("no id"));
 }
 

@@ -12,12 +12,13 @@ use serde_json::Value;
 
 use crate::classify::{classify_in_band, header_request_id};
 use crate::fast::{self, ChatChunk, Str};
-use crate::sse::{SseEvent, SseParser};
+use crate::sse::SseEvent;
 use crate::text::{QUOTE_CHARS, excerpt, html_title, looks_like_html};
 use crate::tools::ToolIndexer;
 use crate::types::{
     Chunk, Finish, FinishKind, LlmFailure, ResponseHead, ToolCallDelta, Usage, codes,
 };
+use dsh_guest_support::body::BodyInput;
 
 /// Whether the typed fast path takes the event `data` (tests check it covers the common shapes).
 #[doc(hidden)]
@@ -25,15 +26,9 @@ pub fn fast_path_takes(data: &str) -> bool {
     fast::parse(data.trim()).is_some()
 }
 
-/// A body that has shown no SSE framing is kept (to be read as JSON at the end) up to this size.
-const MAX_PLAIN_BODY: usize = 32 * 1024 * 1024;
-
 pub struct Decoder {
     head: ResponseHead,
-    sse: SseParser,
-    /// The body so far, while it may still be a plain JSON document rather than a stream.
-    raw: Vec<u8>,
-    raw_too_large: bool,
+    input: BodyInput,
     /// The finish a `finish_reason` announced, held until the stream ends (see the module comment).
     pending: Option<Finish>,
     /// A finish was emitted: the answer is over.
@@ -50,9 +45,7 @@ impl Decoder {
     pub fn new(head: ResponseHead) -> Self {
         Decoder {
             head,
-            sse: SseParser::new(),
-            raw: Vec::new(),
-            raw_too_large: false,
+            input: BodyInput::new(),
             pending: None,
             finished: false,
             saw_tool_call: false,
@@ -78,17 +71,7 @@ impl Decoder {
         if self.finished {
             return out;
         }
-        if !self.sse.saw_framing() && !self.raw_too_large {
-            if self.raw.len() + bytes.len() > MAX_PLAIN_BODY {
-                self.raw_too_large = true;
-            } else {
-                self.raw.extend_from_slice(bytes);
-            }
-        }
-        let events = self.sse.feed(bytes);
-        if self.sse.saw_framing() && !self.raw.is_empty() {
-            self.raw = Vec::new(); // a stream: the copy is not needed
-        }
+        let events = self.input.feed(bytes);
         for event in events {
             self.on_event(event, &mut out);
         }
@@ -101,13 +84,13 @@ impl Decoder {
         if self.finished {
             return out;
         }
-        for event in self.sse.finish() {
+        for event in self.input.finish() {
             self.on_event(event, &mut out);
         }
         if self.finished {
             return out;
         }
-        if !self.sse.saw_framing() {
+        if !self.input.saw_framing() {
             self.decode_plain_body(&mut out);
         }
         if !self.finished {
@@ -351,16 +334,16 @@ impl Decoder {
     /// A body without SSE framing: a non-streaming completion, an error object, JSON lines, or
     /// garbage. An empty body yields nothing (truncated).
     fn decode_plain_body(&mut self, out: &mut Vec<Chunk>) {
-        let raw = std::mem::take(&mut self.raw);
+        let raw = self.input.take_raw();
         let text = String::from_utf8_lossy(&raw);
-        if text.trim().is_empty() && !self.raw_too_large {
+        if text.trim().is_empty() && !self.input.raw_too_large() {
             return;
         }
         let values: Result<Vec<Value>, _> = serde_json::Deserializer::from_str(&text)
             .into_iter::<Value>()
             .collect();
         let values = match values {
-            Ok(values) if !self.raw_too_large && !values.is_empty() => values,
+            Ok(values) if !self.input.raw_too_large() && !values.is_empty() => values,
             _ => return self.emit_error(self.unparseable(&text), out),
         };
         // Anything else (a Responses object, some other API's JSON) is not a chat completion; saying
@@ -395,7 +378,7 @@ impl Decoder {
         } else {
             format!("{:?}", excerpt(text, QUOTE_CHARS))
         };
-        let size = if self.raw_too_large {
+        let size = if self.input.raw_too_large() {
             " (too large to be one JSON document)"
         } else {
             ""

@@ -5,47 +5,10 @@
 //! [`ChatChunk::is_plain`] does not accept goes to the `Value` path, which stays the reference:
 //! the typed path only handles events it decodes exactly as that path would.
 
-use std::borrow::Cow;
-use std::fmt;
-
 use serde::Deserialize;
-use serde::de::{Deserializer, IgnoredAny, Visitor};
+use serde::de::IgnoredAny;
 
-/// A JSON string, borrowed from the event unless it had escapes.
-#[derive(Debug, Default)]
-pub(crate) struct Str<'a>(pub Cow<'a, str>);
-
-impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Cow<'de, str>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Self::Value, E> {
-                Ok(Cow::Borrowed(s))
-            }
-            fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
-                Ok(Cow::Owned(s.to_string()))
-            }
-            fn visit_string<E>(self, s: String) -> Result<Self::Value, E> {
-                Ok(Cow::Owned(s))
-            }
-        }
-        d.deserialize_str(V).map(Str)
-    }
-}
-
-impl Str<'_> {
-    pub(crate) fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    pub(crate) fn into_string(self) -> String {
-        self.0.into_owned()
-    }
-}
+pub(crate) use dsh_guest_support::json::Str;
 
 /// One streamed chat-completions chunk. The fields that send an event to the `Value` path are
 /// only checked for presence (`IgnoredAny`; `null` counts as absent, as it does there).

@@ -5,7 +5,50 @@
 //! `IgnoredAny`, which is more lenient than building a `Value`: it does not check that a number
 //! fits an `f64`, that a `\u` escape is not a lone surrogate, or how deep the nesting goes. An
 //! event the `Value` parse would reject must stay rejected, so the typed path is only taken when
-//! [`typed_parse_is_exact`] says none of those can occur.
+//! [`typed_parse_is_exact`] says none of those can occur. [`Str`] is the fast path's string: borrowed
+//! from the event unless it had escapes.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{Deserializer, Visitor};
+
+/// A JSON string, borrowed from the event unless it had escapes.
+#[derive(Debug, Default)]
+pub struct Str<'a>(pub Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Str<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Cow<'de, str>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Self::Value, E> {
+                Ok(Cow::Borrowed(s))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
+                Ok(Cow::Owned(s.to_string()))
+            }
+            fn visit_string<E>(self, s: String) -> Result<Self::Value, E> {
+                Ok(Cow::Owned(s))
+            }
+        }
+        d.deserialize_str(V).map(Str)
+    }
+}
+
+impl Str<'_> {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    pub fn into_string(self) -> String {
+        self.0.into_owned()
+    }
+}
 
 /// Deeper nesting than this goes to the `Value` parse (which stops at 128).
 const MAX_DEPTH: usize = 64;

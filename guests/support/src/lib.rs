@@ -6,6 +6,7 @@
 //! holds the export glue each guest's `bindings.rs` expands. Unused items cost nothing in a
 //! component (the `guest` profile links with LTO).
 
+pub mod body;
 pub mod json;
 pub mod listener;
 pub mod retry_after;
