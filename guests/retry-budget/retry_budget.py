@@ -34,14 +34,14 @@ from typing import List, Optional, Union
 NAME = "retry-budget"
 VERSION = "0.1.0"
 
-# The policy key of the listener whose delay is predicted, and its defaults (DESIGN.md, "Recovery").
+# The policy key of the listener whose delay is predicted, and its defaults (docs/DESIGN.md, "Recovery").
 LLM_RETRY_KEY = "llm-retry"
 DEFAULT_MAX_RETRIES = 5
 DEFAULT_INITIAL_DELAY_MS = 1000
 DEFAULT_MAX_DELAY_MS = 120_000
 DEFAULT_JITTER_RATIO = 0.2
 
-# DESIGN.md, "The failure record".
+# docs/DESIGN.md, "The failure record".
 DEFAULT_RETRYABLE = (
     "RATE_LIMITED",
     "OVERLOADED",

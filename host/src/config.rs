@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// DESIGN.md: five minutes unless configured.
+/// docs/DESIGN.md: five minutes unless configured.
 pub const DEFAULT_STREAM_IDLE_TIMEOUT_MS: f64 = 300_000.0;
 /// Anything above a day is a typo (seconds given as milliseconds twice over), not a wish.
 pub const MAX_STREAM_IDLE_TIMEOUT_MS: f64 = 86_400_000.0;
@@ -96,7 +96,7 @@ impl LimitsOverride {
     }
 }
 
-/// The provider's retry policy, read by the llm-retry listener (DESIGN.md, "Recovery").
+/// The provider's retry policy, read by the llm-retry listener (docs/DESIGN.md, "Recovery").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RetryPolicy {

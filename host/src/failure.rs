@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// Every canonical code of DESIGN.md. A guest that sends anything else is reported as an adapter fault.
+/// Every canonical code of docs/DESIGN.md. A guest that sends anything else is reported as an adapter fault.
 pub const CODES: &[&str] = &[
     "CONTEXT_WINDOW_EXCEEDED",
     "EMPTY_RESPONSE",

@@ -1,4 +1,4 @@
-//! The recovery waterfall (DESIGN.md, "Recovery"): listeners in configured order, the first that does
+//! The recovery waterfall (docs/DESIGN.md, "Recovery"): listeners in configured order, the first that does
 //! not delegate decides. Also the two things a decision needs from the host: the random sample
 //! (seedable) and the cancellable wait.
 

@@ -1,4 +1,4 @@
-//! Tools a model may call during a turn (DESIGN.md, "Tool calls").
+//! Tools a model may call during a turn (docs/DESIGN.md, "Tool calls").
 //!
 //! An embedding program registers each tool once: a name, a description, the JSON schema of its
 //! arguments (compiled once, here, with the `jsonschema` crate) and an async handler. During a turn

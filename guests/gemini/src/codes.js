@@ -1,4 +1,4 @@
-// Canonical failure codes (DESIGN.md, "The failure record"). A provider string is never a code.
+// Canonical failure codes (docs/DESIGN.md, "The failure record"). A provider string is never a code.
 export const CONTEXT_WINDOW_EXCEEDED = 'CONTEXT_WINDOW_EXCEEDED';
 export const EMPTY_RESPONSE = 'EMPTY_RESPONSE';
 export const TIMEOUT = 'TIMEOUT';

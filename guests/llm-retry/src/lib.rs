@@ -1,5 +1,5 @@
 //! dsh recovery listener `llm-retry`: the provider's retry policy (exponential backoff with jitter,
-//! honouring the provider's retry-after), DESIGN.md "Recovery: the waterfall".
+//! honouring the provider's retry-after), docs/DESIGN.md "Recovery: the waterfall".
 //!
 //! A pure function of its input: no clock, no randomness of its own (the host's sample is in the
 //! context), no I/O. The logic is plain Rust, tested natively; the wasm component export (`bindings`,

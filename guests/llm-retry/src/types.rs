@@ -10,7 +10,7 @@ pub use dsh_guest_support::listener::{
 pub mod codes {
     pub use dsh_guest_support::types::codes::*;
 
-    /// Retryable by default (DESIGN.md): the default `retryable_codes`, and the set `always` mode
+    /// Retryable by default (docs/DESIGN.md): the default `retryable_codes`, and the set `always` mode
     /// retries.
     pub const DEFAULT_RETRYABLE: [&str; 7] = [
         RATE_LIMITED,

@@ -125,7 +125,7 @@ fn tool_json(tool: &ToolSpec) -> Result<Value, LlmFailure> {
     if name.trim().is_empty() {
         return Err(invalid("a tool has an empty name"));
     }
-    // An empty schema is read as "no arguments", like empty argument text (DESIGN.md, Tool calls).
+    // An empty schema is read as "no arguments", like empty argument text (docs/DESIGN.md, Tool calls).
     let parameters = if tool.parameters_schema.trim().is_empty() {
         json!({ "type": "object", "properties": {} })
     } else {

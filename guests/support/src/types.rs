@@ -4,7 +4,7 @@
 //! module converts between them and the types wit-bindgen generates (once, for all the guests).
 //! The listener-only records are in [`crate::listener`].
 
-/// Canonical failure codes (DESIGN.md, "The failure record"). A provider string is never a code.
+/// Canonical failure codes (docs/DESIGN.md, "The failure record"). A provider string is never a code.
 pub mod codes {
     pub const CONTEXT_WINDOW_EXCEEDED: &str = "CONTEXT_WINDOW_EXCEEDED";
     pub const EMPTY_RESPONSE: &str = "EMPTY_RESPONSE";
