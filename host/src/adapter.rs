@@ -5,7 +5,7 @@
 //! during an attempt (trap, limit exceeded, bad output) are `LlmFailure`s with code `ADAPTER_FAULT`,
 //! always prefixed with the guest's name. A store that faulted is never entered again.
 
-use crate::engine::{GuestEngine, GuestLimits, GuestState, WorldSpec, root_cause};
+use crate::engine::{GuestEngine, GuestLimits, GuestState, WorldSpec, begin_call, root_cause};
 use crate::failure::LlmFailure;
 use crate::guests::GuestSource;
 use anyhow::Result;
@@ -85,10 +85,17 @@ impl Adapter {
         &self.origin
     }
 
+    pub fn limits(&self) -> &GuestLimits {
+        &self.limits
+    }
+
     /// A fresh instance in a fresh store, for exactly one attempt.
     pub async fn instantiate(&self) -> Result<AdapterInstance, LlmFailure> {
         let mut store = self.engine.new_store(&self.limits);
-        let bindings = self.pre.instantiate_async(&mut store).await.map_err(|e| {
+        let call = begin_call(&mut store);
+        let bindings = self.pre.instantiate_async(&mut store).await;
+        drop(call);
+        let bindings = bindings.map_err(|e| {
             LlmFailure::adapter_fault(
                 &self.name,
                 format!("could not be instantiated: {}", root_cause(&e)),
@@ -149,6 +156,7 @@ impl AdapterInstance {
         &mut self,
     ) -> Result<bindings::exports::dsh::llm::adapter::AdapterInfo, LlmFailure> {
         self.guard()?;
+        let _call = begin_call(&mut self.store);
         let result = self
             .bindings
             .dsh_llm_adapter()
@@ -165,6 +173,7 @@ impl AdapterInstance {
         request: &CompletionRequest,
     ) -> Result<HttpPlan, LlmFailure> {
         self.guard()?;
+        let _call = begin_call(&mut self.store);
         let result = self
             .bindings
             .dsh_llm_adapter()
@@ -181,6 +190,7 @@ impl AdapterInstance {
         if let Err(f) = self.guard() {
             return f;
         }
+        let _call = begin_call(&mut self.store);
         let result = self
             .bindings
             .dsh_llm_adapter()
@@ -194,6 +204,7 @@ impl AdapterInstance {
 
     pub async fn open_decoder(&mut self, head: &ResponseHead) -> Result<(), LlmFailure> {
         self.guard()?;
+        let _call = begin_call(&mut self.store);
         let result = self
             .bindings
             .dsh_llm_adapter()
@@ -209,6 +220,7 @@ impl AdapterInstance {
     pub async fn feed(&mut self, bytes: &[u8]) -> Result<Vec<Chunk>, LlmFailure> {
         self.guard()?;
         let decoder = self.decoder.expect("open_decoder before feed");
+        let _call = begin_call(&mut self.store);
         let result = self
             .bindings
             .dsh_llm_adapter()
@@ -223,6 +235,7 @@ impl AdapterInstance {
     pub async fn end(&mut self) -> Result<Vec<Chunk>, LlmFailure> {
         self.guard()?;
         let decoder = self.decoder.expect("open_decoder before end");
+        let _call = begin_call(&mut self.store);
         let result = self
             .bindings
             .dsh_llm_adapter()

@@ -7,7 +7,9 @@ use crate::config::ProviderConfig;
 use crate::failure::LlmFailure;
 use crate::network::NetworkPolicy;
 use crate::transport::{Credential, Transport};
+use crate::engine::ReturnCaps;
 use crate::watchdog::Watchdog;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// What the caller sees while a turn streams.
@@ -105,38 +107,86 @@ async fn attempt(
     }
 
     adapter.open_decoder(&response.head).await?;
-    let mut assembly = Assembly::default();
+    let guest = adapter.name().to_string();
+    let mut assembly = Assembly::new(&guest, provider.adapter.limits().returns);
+    // The watchdog counts progress from the head on: only a chunk moves it (docs/DESIGN.md).
+    let mut idle = provider.transport.watchdog().arm();
     loop {
-        let chunks = match response.next_read().await? {
-            Some(bytes) => adapter.feed(&bytes).await?,
-            None => {
-                let chunks = adapter.end().await?;
-                assembly.absorb(chunks, sink);
-                break;
-            }
+        let (chunks, at_end) = match response.next_read(&idle).await? {
+            Some(bytes) => (adapter.feed(&bytes).await?, false),
+            None => (adapter.end().await?, true),
         };
-        assembly.absorb(chunks, sink);
-        if assembly.finish.is_some() {
+        let progress = chunks.iter().any(is_progress);
+        assembly.absorb(chunks, sink)?;
+        if progress {
+            // After the consumer took the chunks: its time is never the provider's.
+            idle.progress();
+        }
+        if at_end || assembly.finish.is_some() {
             // The answer is complete; a provider that keeps the connection open must not hold us.
             break;
         }
     }
-    assembly.conclude(adapter.name(), response.head.status)
+    assembly.conclude(response.head.status)
 }
 
-/// The chunks of one attempt, put together.
-#[derive(Default)]
-struct Assembly {
+/// Whether a chunk is progress for the watchdog. Empty text is not (a server that streams empty
+/// deltas as keepalives must not hold a session forever); an empty reasoning chunk is how a
+/// dsh:llm@0.1.0 adapter reports progress without content (a thinking block starting).
+fn is_progress(chunk: &Chunk) -> bool {
+    match chunk {
+        Chunk::Text(text) => !text.is_empty(),
+        Chunk::Reasoning(_) | Chunk::ToolCall(_) | Chunk::Usage(_) | Chunk::Finish(_) => true,
+    }
+}
+
+/// The chunks of one attempt, put together, within the host's caps on what a guest may return.
+struct Assembly<'a> {
+    guest: &'a str,
+    caps: ReturnCaps,
     completion: Completion,
-    tool_calls: Vec<(u32, ToolCall)>,
+    /// The calls in order of first appearance, and where each index is: assembly stays linear in
+    /// the number of deltas however many calls a guest invents.
+    tool_calls: Vec<ToolCall>,
+    call_at: HashMap<u32, usize>,
+    /// Text, reasoning and tool-call bytes so far.
+    bytes: usize,
     finish: Option<crate::adapter::Finish>,
 }
 
-impl Assembly {
+impl<'a> Assembly<'a> {
+    fn new(guest: &'a str, caps: ReturnCaps) -> Self {
+        Assembly {
+            guest,
+            caps,
+            completion: Completion::default(),
+            tool_calls: Vec::new(),
+            call_at: HashMap::new(),
+            bytes: 0,
+            finish: None,
+        }
+    }
+
+    /// Counts `more` bytes against the completion's size cap.
+    fn grow(&mut self, more: usize) -> Result<(), LlmFailure> {
+        self.bytes += more;
+        if self.bytes > self.caps.max_completion_bytes {
+            return Err(LlmFailure::adapter_fault(
+                self.guest,
+                format!(
+                    "returned more than {} MiB of completion (text, reasoning and tool arguments), the cap \
+                     max_completion_mb; raise it under [providers.NAME.adapter_limits] if a model really answers that much",
+                    self.caps.max_completion_bytes >> 20
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Takes the chunks of one network read. Consecutive text (or reasoning) pieces of one read go to
     /// the sink as one event: a consumer that writes each event to a terminal pays one write per
     /// read, not one per token.
-    fn absorb(&mut self, chunks: Vec<Chunk>, sink: &mut (dyn FnMut(StreamEvent) + Send)) {
+    fn absorb(&mut self, chunks: Vec<Chunk>, sink: &mut (dyn FnMut(StreamEvent) + Send)) -> Result<(), LlmFailure> {
         let mut text = String::new();
         let mut reasoning = String::new();
         let flush = |text: &mut String, reasoning: &mut String, sink: &mut (dyn FnMut(StreamEvent) + Send)| {
@@ -157,6 +207,7 @@ impl Assembly {
             }
             match chunk {
                 Chunk::Text(piece) => {
+                    self.grow(piece.len())?;
                     if !reasoning.is_empty() {
                         flush(&mut text, &mut reasoning, sink);
                     }
@@ -164,6 +215,7 @@ impl Assembly {
                     text.push_str(&piece);
                 }
                 Chunk::Reasoning(piece) => {
+                    self.grow(piece.len())?;
                     if !text.is_empty() {
                         flush(&mut text, &mut reasoning, sink);
                     }
@@ -171,21 +223,26 @@ impl Assembly {
                     reasoning.push_str(&piece);
                 }
                 Chunk::ToolCall(delta) => {
-                    let pos = match self.tool_calls.iter().position(|(i, _)| *i == delta.index) {
-                        Some(pos) => pos,
+                    self.grow(delta.arguments.len() + delta.name.as_ref().map_or(0, String::len))?;
+                    let pos = match self.call_at.get(&delta.index) {
+                        Some(&pos) => pos,
                         None => {
-                            self.tool_calls.push((
-                                delta.index,
-                                ToolCall {
-                                    id: String::new(),
-                                    name: String::new(),
-                                    arguments: String::new(),
-                                },
-                            ));
+                            if self.tool_calls.len() >= self.caps.max_tool_calls {
+                                return Err(LlmFailure::adapter_fault(
+                                    self.guest,
+                                    format!(
+                                        "returned more than {} tool calls in one completion, the cap max_tool_calls; \
+                                         raise it under [providers.NAME.adapter_limits] if a model really makes that many",
+                                        self.caps.max_tool_calls
+                                    ),
+                                ));
+                            }
+                            self.tool_calls.push(ToolCall { id: String::new(), name: String::new(), arguments: String::new() });
+                            self.call_at.insert(delta.index, self.tool_calls.len() - 1);
                             self.tool_calls.len() - 1
                         }
                     };
-                    let call = &mut self.tool_calls[pos].1;
+                    let call = &mut self.tool_calls[pos];
                     if let Some(id) = delta.id {
                         call.id = id;
                     }
@@ -199,10 +256,12 @@ impl Assembly {
             }
         }
         flush(&mut text, &mut reasoning, sink);
+        Ok(())
     }
 
     /// The failures only the host can see: no finish, an error finish, an empty completion.
-    fn conclude(mut self, guest: &str, status: u16) -> Result<Completion, LlmFailure> {
+    fn conclude(mut self, status: u16) -> Result<Completion, LlmFailure> {
+        let guest = self.guest;
         let Some(finish) = self.finish else {
             return Err(LlmFailure::new(
                 "STREAM_TRUNCATED",
@@ -215,7 +274,7 @@ impl Assembly {
             .with_status(status));
         };
         self.completion.finish_reason = finish.reason.clone();
-        self.completion.tool_calls = self.tool_calls.into_iter().map(|(_, c)| c).collect();
+        self.completion.tool_calls = self.tool_calls;
         let in_band = finish
             .failure
             .clone()
@@ -227,9 +286,16 @@ impl Assembly {
                 });
                 Err(LlmFailure { status: f.status.or(Some(status)), ..f })
             }
-            FinishKind::Aborted => Err(in_band.unwrap_or_else(|| {
-                LlmFailure::new("ABORTED", "the provider reports the request as aborted").with_status(status)
-            })),
+            // The provider stopped the generation on its side (Gemini's CANCELLED, a cancelled
+            // response): a provider failure for the waterfall. ABORTED is the caller's alone.
+            FinishKind::Aborted => {
+                let detail = in_band.map(|f| format!(": {}", f.message)).unwrap_or_default();
+                Err(LlmFailure::new(
+                    "SERVER_ERROR",
+                    format!("the provider aborted the generation on its side{detail}"),
+                )
+                .with_status(status))
+            }
             FinishKind::ContentFilter => Err(LlmFailure::new(
                 "CONTENT_FILTER",
                 format!(

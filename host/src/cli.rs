@@ -8,7 +8,7 @@ use crate::runtime::Runtime;
 use crate::session::{Session, TurnError, default_engine};
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -63,10 +63,11 @@ pub enum Command {
 
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
-    /// Provider: a preset (openai, openai-compatible) or a name from the config file.
+    /// Provider: a preset (openai, anthropic, deepseek, openai-compatible) or a name from the config
+    /// file. openai-compatible (vLLM, llama.cpp, Ollama, OpenRouter, ...) needs --base-url and --model.
     #[arg(long)]
     pub provider: Option<String>,
-    /// Model name (defaults to the preset's).
+    /// Model name (defaults to the preset's; openai-compatible has none and needs it).
     #[arg(long)]
     pub model: Option<String>,
     /// Provider base URL, e.g. http://127.0.0.1:8080/v1.
@@ -173,6 +174,15 @@ pub fn provider_config(
         cfg.base_url = url.clone();
     }
     cfg.base_url = crate::config::normalize_base_url(&cfg.name, &cfg.base_url)?;
+    if cfg.model.trim().is_empty() {
+        bail!(
+            "provider '{}' has no default model: pass --model NAME (the model the server at {} serves), \
+             or set `model = \"...\"` under [providers.{}] in the config",
+            cfg.name,
+            cfg.base_url,
+            cfg.name
+        );
+    }
     if let Some(path) = &args.adapter {
         cfg.adapter = GuestRef::File(path.clone());
     }
@@ -251,57 +261,17 @@ async fn run(args: RunArgs, config_path: Option<&Path>, sessions_dir: &Path) -> 
         }
     });
 
-    let mut stdout = std::io::stdout();
-    let mut mid_line = false;
-    let mut calls: Vec<(String, String)> = Vec::new();
-    let mut sink = |event: StreamEvent| match event {
-        StreamEvent::Text(text) => {
-            let _ = stdout.write_all(text.as_bytes());
-            let _ = stdout.flush();
-            mid_line = !text.ends_with('\n');
-        }
-        StreamEvent::Retrying {
-            code,
-            retry,
-            delay_ms,
-            policy_key,
-        } => {
-            // The text so far came from the failed attempt; the retry streams the answer anew.
-            if mid_line {
-                let _ = writeln!(stdout);
-                mid_line = false;
-            }
-            eprintln!("[{code}: {policy_key} retry {retry} in {delay_ms} ms]");
-        }
-        StreamEvent::ToolCall { id, arguments, .. } => {
-            // The step's text (if any) ends here; the answer comes in a later step.
-            if mid_line {
-                let _ = writeln!(stdout);
-                mid_line = false;
-            }
-            calls.push((id, arguments));
-        }
-        StreamEvent::ToolResult {
-            id, name, content, ..
-        } => {
-            let arguments = calls
-                .iter()
-                .find(|(i, _)| *i == id)
-                .map(|(_, a)| a.as_str())
-                .unwrap_or("");
-            eprintln!("{}", tool_line(&name, arguments, &content));
-        }
-        StreamEvent::Reasoning(_) => {}
-    };
+    let mut printer = AnswerPrinter::new(std::io::stdout().is_terminal());
     let mut outcome = Ok(());
     if let Some(open) = unfinished {
         eprintln!("resuming turn {} of session {}", open.turn, session.id());
-        outcome = session.continue_turn(open, &mut sink).await.map(|_| ());
-        let _ = writeln!(std::io::stdout());
+        outcome = session.continue_turn(open, &mut |e| printer.event(e)).await.map(|c| printer.answer(&c.text));
     }
     if let (Ok(()), Some(prompt)) = (&outcome, &args.prompt) {
-        outcome = session.run_turn(prompt, &mut sink).await.map(|_| ());
-        let _ = writeln!(std::io::stdout());
+        outcome = session.run_turn(prompt, &mut |e| printer.event(e)).await.map(|c| printer.answer(&c.text));
+    }
+    if outcome.is_err() {
+        printer.failed();
     }
     let id = session.id().to_string();
     match outcome {
@@ -332,6 +302,99 @@ async fn run(args: RunArgs, config_path: Option<&Path>, sessions_dir: &Path) -> 
             Ok(ExitCode::from(EXIT_TURN_FAILED))
         }
         Err(TurnError::Host(e)) => Err(e),
+    }
+}
+
+/// What `run` writes while a turn streams. Stdout holds the answer and nothing else, so that
+/// `dsh-host run ... > answer.txt` keeps exactly the final answer:
+/// - on a terminal, text streams live; when an attempt fails after streaming part of its text, the
+///   retry's notice says the text above is discarded, and the retry streams the answer anew;
+/// - off a terminal (a pipe, a file), the answer is written when its completion is complete; the
+///   partial text of a failed attempt, and the text of steps that called tools, go to stderr.
+/// Tool calls and retries are always reported on stderr.
+struct AnswerPrinter {
+    terminal: bool,
+    /// The text of the attempt (or step) in progress.
+    attempt: String,
+    /// On a terminal: whether the cursor is mid-line after streamed text.
+    mid_line: bool,
+    calls: Vec<(String, String)>,
+}
+
+impl AnswerPrinter {
+    fn new(terminal: bool) -> Self {
+        AnswerPrinter { terminal, attempt: String::new(), mid_line: false, calls: Vec::new() }
+    }
+
+    fn event(&mut self, event: StreamEvent) {
+        match event {
+            StreamEvent::Text(text) => {
+                self.attempt.push_str(&text);
+                if self.terminal {
+                    let mut stdout = std::io::stdout();
+                    let _ = stdout.write_all(text.as_bytes());
+                    let _ = stdout.flush();
+                    self.mid_line = !text.ends_with('\n');
+                }
+            }
+            StreamEvent::Retrying { code, retry, delay_ms, policy_key } => {
+                // The text so far came from the failed attempt; the retry streams the answer anew.
+                let partial = std::mem::take(&mut self.attempt);
+                if self.terminal {
+                    self.end_line();
+                    if !partial.is_empty() {
+                        eprintln!("[the text above is from a failed attempt and is discarded]");
+                    }
+                } else if !partial.is_empty() {
+                    eprintln!("[partial text of the failed attempt, discarded: {}]", partial.trim_end());
+                }
+                eprintln!("[{code}: {policy_key} retry {retry} in {delay_ms} ms]");
+            }
+            StreamEvent::ToolCall { id, arguments, .. } => {
+                // The step's text (if any) ends here; the answer comes in a later step.
+                let text = std::mem::take(&mut self.attempt);
+                if self.terminal {
+                    self.end_line();
+                } else if !text.trim().is_empty() {
+                    eprintln!("{}", text.trim_end());
+                }
+                self.calls.push((id, arguments));
+            }
+            StreamEvent::ToolResult { id, name, content, .. } => {
+                let arguments = self.calls.iter().find(|(i, _)| *i == id).map(|(_, a)| a.as_str()).unwrap_or("");
+                eprintln!("{}", tool_line(&name, arguments, &content));
+            }
+            StreamEvent::Reasoning(_) => {}
+        }
+    }
+
+    /// A turn's answer: complete on stdout.
+    fn answer(&mut self, answer: &str) {
+        self.attempt.clear();
+        let mut stdout = std::io::stdout();
+        if !self.terminal {
+            let _ = stdout.write_all(answer.as_bytes());
+        }
+        let _ = writeln!(stdout);
+        let _ = stdout.flush();
+        self.mid_line = false;
+    }
+
+    /// The turn failed: whatever its last attempt streamed is no answer.
+    fn failed(&mut self) {
+        let partial = std::mem::take(&mut self.attempt);
+        if self.terminal {
+            self.end_line();
+        } else if !partial.is_empty() {
+            eprintln!("[partial text of the failed attempt, discarded: {}]", partial.trim_end());
+        }
+    }
+
+    fn end_line(&mut self) {
+        if self.mid_line {
+            let _ = writeln!(std::io::stdout());
+            self.mid_line = false;
+        }
     }
 }
 

@@ -34,6 +34,11 @@ pub const DEFAULT_STREAM_IDLE_TIMEOUT_MS: f64 = 300_000.0;
 /// Anything above a day is a typo (seconds given as milliseconds twice over), not a wish.
 pub const MAX_STREAM_IDLE_TIMEOUT_MS: f64 = 86_400_000.0;
 
+/// The longest backoff a retry policy may be configured with (the default cap on a listener's delay).
+pub const MAX_RETRY_DELAY_MS: u64 = 3_600_000;
+/// Below a millisecond, a watchdog times out before any provider could answer.
+pub const MIN_STREAM_IDLE_TIMEOUT_MS: f64 = 1.0;
+
 /// The provider presets usable with no config file.
 pub const PRESETS: &[&str] = &["openai", "anthropic", "deepseek", "openai-compatible"];
 
@@ -78,19 +83,46 @@ pub struct LimitsOverride {
     pub memory_mb: Option<u64>,
     /// CPU budget of one call into the guest, in ms (default: 10000).
     pub call_timeout_ms: Option<u64>,
+    /// An adapter's: distinct tool calls in one completion (default 128).
+    pub max_tool_calls: Option<u64>,
+    /// An adapter's: MiB of text, reasoning and tool arguments in one completion (default 16).
+    pub max_completion_mb: Option<u64>,
+    /// A listener's: the longest wait one retry decision may ask for, in ms (default 3600000).
+    pub max_delay_ms: Option<u64>,
+}
+
+/// Which kind of guest a `LimitsOverride` is for: some caps apply to one kind only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GuestKind {
+    Adapter,
+    Listener,
 }
 
 impl LimitsOverride {
-    fn check(&self, at: &str) -> Result<()> {
-        if let Some(mb) = self.memory_mb
-            && !(1..=4096).contains(&mb)
-        {
-            bail!("{at} memory_mb = {mb}: give a number of MiB between 1 and 4096");
+    fn check(&self, at: &str, kind: GuestKind) -> Result<()> {
+        fn within(at: &str, name: &str, value: Option<u64>, range: std::ops::RangeInclusive<u64>, unit: &str) -> Result<()> {
+            if let Some(v) = value
+                && !range.contains(&v)
+            {
+                bail!("{at} {name} = {v}: give a number of {unit} between {} and {}", range.start(), range.end());
+            }
+            Ok(())
         }
-        if let Some(ms) = self.call_timeout_ms
-            && !(1..=600_000).contains(&ms)
-        {
-            bail!("{at} call_timeout_ms = {ms}: give a number of milliseconds between 1 and 600000");
+        within(at, "memory_mb", self.memory_mb, 1..=4096, "MiB")?;
+        within(at, "call_timeout_ms", self.call_timeout_ms, 1..=600_000, "milliseconds")?;
+        within(at, "max_tool_calls", self.max_tool_calls, 1..=10_000, "tool calls")?;
+        within(at, "max_completion_mb", self.max_completion_mb, 1..=1024, "MiB")?;
+        within(at, "max_delay_ms", self.max_delay_ms, 1..=86_400_000, "milliseconds")?;
+        let misplaced = match kind {
+            GuestKind::Adapter => self.max_delay_ms.is_some().then_some(("max_delay_ms", "a listener's `limits`")),
+            GuestKind::Listener => self
+                .max_tool_calls
+                .map(|_| "max_tool_calls")
+                .or(self.max_completion_mb.map(|_| "max_completion_mb"))
+                .map(|name| (name, "[providers.NAME.adapter_limits]")),
+        };
+        if let Some((name, place)) = misplaced {
+            bail!("{at} {name} does not apply here: it belongs in {place}");
         }
         Ok(())
     }
@@ -138,6 +170,13 @@ impl RetryPolicy {
         let at = format!("[providers.{provider}.retry_policy]");
         if self.initial_delay_ms == 0 {
             bail!("{at} initial_delay_ms must be positive (e.g. 1000)");
+        }
+        if self.max_delay_ms > MAX_RETRY_DELAY_MS {
+            bail!(
+                "{at} max_delay_ms is {}, more than an hour ({MAX_RETRY_DELAY_MS}); a wait that long looks \
+                 like a hang, and listeners may ask for at most an hour by default",
+                self.max_delay_ms
+            );
         }
         if self.max_delay_ms < self.initial_delay_ms {
             bail!(
@@ -335,7 +374,7 @@ fn file_provider(name: &str, fp: FileProvider, base_dir: &Path) -> Result<Provid
         p.stream_idle_timeout = stream_idle_timeout(name, ms)?;
     }
     if let Some(limits) = fp.adapter_limits {
-        limits.check(&format!("[providers.{name}.adapter_limits]"))?;
+        limits.check(&format!("[providers.{name}.adapter_limits]"), GuestKind::Adapter)?;
         p.adapter_limits = limits;
     }
     if let Some(policy) = fp.retry_policy {
@@ -362,7 +401,7 @@ fn file_listener(index: usize, l: FileListener, base_dir: &Path) -> Result<Liste
     };
     let config_json =
         serde_json::to_string(&l.config.unwrap_or_default()).expect("TOML tables are JSON");
-    l.limits.check(&format!("{at} limits:"))?;
+    l.limits.check(&format!("{at} limits:"), GuestKind::Listener)?;
     Ok(ListenerConfig { guest, limits: l.limits, config_json })
 }
 
@@ -393,8 +432,9 @@ pub fn preset(name: &str) -> Result<ProviderConfig> {
         // DeepSeek speaks OpenAI's chat-completions API; the openai adapter knows its wordings.
         "deepseek" => Ok(base("openai", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", "deepseek-chat")),
         // Local and third-party servers speaking OpenAI's API (vLLM, llama.cpp, Ollama, OpenRouter,
-        // Groq); --base-url is required, a key only if the server wants one.
-        "openai-compatible" => Ok(ProviderConfig { api_key_required: false, ..base("openai", "", "OPENAI_API_KEY", "default") }),
+        // Groq); --base-url and --model are required (no model name is right for every server), a
+        // key only if the server wants one.
+        "openai-compatible" => Ok(ProviderConfig { api_key_required: false, ..base("openai", "", "OPENAI_API_KEY", "") }),
         other => bail!("unknown provider '{other}': the built-in providers are {}", PRESETS.join(", ")),
     }
 }
@@ -426,6 +466,12 @@ pub fn stream_idle_timeout(provider: &str, ms: f64) -> Result<Duration> {
     if ms <= 0.0 {
         bail!(
             "provider '{provider}': stream_idle_timeout_ms is {ms}; the watchdog needs a positive timeout; {fix}"
+        );
+    }
+    if ms < MIN_STREAM_IDLE_TIMEOUT_MS {
+        bail!(
+            "provider '{provider}': stream_idle_timeout_ms is {ms}, under a millisecond: no provider can answer \
+             that fast, so every request would time out; {fix}"
         );
     }
     if ms > MAX_STREAM_IDLE_TIMEOUT_MS {

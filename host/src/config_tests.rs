@@ -181,7 +181,8 @@ fn idle_timeout_refuses_nonsense() {
         stream_idle_timeout("p", 1500.0).unwrap(),
         Duration::from_millis(1500)
     );
-    for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e12] {
+    assert_eq!(stream_idle_timeout("p", 1.0).unwrap(), Duration::from_millis(1));
+    for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e12, 0.0001, 0.999] {
         let e = stream_idle_timeout("p", bad).unwrap_err().to_string();
         assert!(
             e.contains("stream_idle_timeout_ms") && e.contains("provider 'p'"),
@@ -189,6 +190,32 @@ fn idle_timeout_refuses_nonsense() {
         );
     }
     assert!(err("[providers.openai]\nstream_idle_timeout_ms = -5").contains("positive"));
+    let e = err("[providers.openai]\nstream_idle_timeout_ms = 0.0001");
+    assert!(e.contains("under a millisecond") && e.contains("stream_idle_timeout_ms"), "{e}");
+}
+
+#[test]
+fn retry_delays_above_an_hour_are_refused() {
+    let e = err("[providers.openai.retry_policy]\nmax_delay_ms = 86400000");
+    assert!(e.contains("max_delay_ms") && e.contains("more than an hour"), "{e}");
+    parse("[providers.openai.retry_policy]\nmax_delay_ms = 3600000").unwrap();
+}
+
+#[test]
+fn return_caps_are_configurable_where_they_apply() {
+    let c = parse(
+        "[providers.openai.adapter_limits]\nmax_tool_calls = 8\nmax_completion_mb = 2\n[[listeners]]\nname = \"llm-retry\"\nlimits = { max_delay_ms = 60000 }\n",
+    )
+    .unwrap();
+    let p = c.provider("openai").unwrap();
+    assert_eq!((p.adapter_limits.max_tool_calls, p.adapter_limits.max_completion_mb), (Some(8), Some(2)));
+    assert_eq!(c.listeners[0].limits.max_delay_ms, Some(60000));
+    let e = err("[providers.openai.adapter_limits]\nmax_delay_ms = 5");
+    assert!(e.contains("max_delay_ms does not apply here") && e.contains("listener"), "{e}");
+    let e = err("[[listeners]]\nname = \"llm-retry\"\nlimits = { max_tool_calls = 3 }\n");
+    assert!(e.contains("max_tool_calls does not apply here") && e.contains("adapter_limits"), "{e}");
+    assert!(err("[providers.openai.adapter_limits]\nmax_tool_calls = 0").contains("max_tool_calls = 0"));
+    assert!(err("[providers.openai.adapter_limits]\nmax_completion_mb = 5000").contains("max_completion_mb"));
 }
 
 #[test]
@@ -198,7 +225,7 @@ fn guest_limits_are_configurable_and_checked() {
     )
     .unwrap();
     let p = c.provider("openai").unwrap();
-    assert_eq!(p.adapter_limits, LimitsOverride { memory_mb: Some(32), call_timeout_ms: Some(500) });
+    assert_eq!(p.adapter_limits, LimitsOverride { memory_mb: Some(32), call_timeout_ms: Some(500), ..Default::default() });
     assert_eq!(c.listeners[0].limits.memory_mb, Some(16));
     assert!(err("[providers.openai.adapter_limits]\nmemory_mb = 0").contains("memory_mb = 0"));
     assert!(err("[providers.openai.adapter_limits]\ncall_timeout_ms = 9999999").contains("call_timeout_ms"));

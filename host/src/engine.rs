@@ -8,8 +8,8 @@ use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 use wasmtime::component::{Component, InstancePre, Linker, ResourceTable};
 use wasmtime::{
@@ -18,19 +18,56 @@ use wasmtime::{
 use crate::output::CapturedOutput;
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
-/// How often the epoch advances. A guest call yields to tokio at every tick, so a busy guest never
-/// holds a worker thread for longer than this.
+/// How often the epoch advances while a guest runs. A guest call yields to tokio at every tick, so a
+/// busy guest never holds a worker thread for longer than this.
 pub const EPOCH_TICK: Duration = Duration::from_millis(5);
 
 /// Limits applied to each store of one guest (one store per attempt or decision).
 #[derive(Debug, Clone)]
 pub struct GuestLimits {
-    /// Wall-clock budget of one call into the guest, counted in epoch ticks.
+    /// CPU budget of one call into the guest (plan, classify, feed, end, configure, decide, and the
+    /// instantiation itself): counted in epoch ticks that pass while that call's code runs, afresh
+    /// at every call. Time in which the guest is not running (the host waiting on the network, or
+    /// the call parked behind other tasks after a yield) is never counted.
     pub call_deadline: Duration,
     /// Linear memory cap per instance, in bytes.
     pub memory_bytes: usize,
     /// How much guest stdout/stderr is kept (the rest faults the guest).
     pub output_bytes: usize,
+    /// The host's caps on what the guest returns.
+    pub returns: ReturnCaps,
+}
+
+/// The host's caps on what a guest may return, whatever its memory allows: a hostile or broken guest
+/// must not make the host assemble, keep and log without bound. Exceeding one is `ADAPTER_FAULT`
+/// naming the guest and the cap. Each is configurable (`adapter_limits`, a listener's `limits`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReturnCaps {
+    /// Distinct tool calls in one completion (an adapter's).
+    pub max_tool_calls: usize,
+    /// Text, reasoning and tool-call bytes of one completion together (an adapter's).
+    pub max_completion_bytes: usize,
+    /// The longest wait one retry decision may ask for (a listener's).
+    pub max_delay: Duration,
+}
+
+impl ReturnCaps {
+    /// OpenAI accepts at most 128 tools in a request; real completions call a handful.
+    pub const MAX_TOOL_CALLS: usize = 128;
+    /// About four million tokens: far beyond any model's output, well below what hurts the host.
+    pub const MAX_COMPLETION_BYTES: usize = 16 << 20;
+    /// A single wait longer than an hour looks like a hang to everyone waiting on it.
+    pub const MAX_DELAY: Duration = Duration::from_secs(3600);
+}
+
+impl Default for ReturnCaps {
+    fn default() -> Self {
+        ReturnCaps {
+            max_tool_calls: Self::MAX_TOOL_CALLS,
+            max_completion_bytes: Self::MAX_COMPLETION_BYTES,
+            max_delay: Self::MAX_DELAY,
+        }
+    }
 }
 
 impl GuestLimits {
@@ -48,20 +85,30 @@ impl GuestLimits {
             GuestSource::Embedded { .. } => Self::BUILTIN_MEMORY_BYTES,
             GuestSource::File(_) => Self::FILE_MEMORY_BYTES,
         };
-        GuestLimits { call_deadline: Self::CALL_DEADLINE, memory_bytes, output_bytes: Self::OUTPUT_BYTES }
+        GuestLimits {
+            call_deadline: Self::CALL_DEADLINE,
+            memory_bytes,
+            output_bytes: Self::OUTPUT_BYTES,
+            returns: ReturnCaps::default(),
+        }
     }
 }
 
-/// The state each guest store owns: an empty WASI context (nothing granted) and its limits.
+/// The state each guest store owns: an empty WASI context (nothing granted), its limits, and the
+/// CPU budget of the call in progress.
 pub struct GuestState {
     wasi: WasiCtx,
     table: ResourceTable,
     limits: StoreLimits,
     output: CapturedOutput,
+    ticker: Arc<Ticker>,
+    /// The budget of one call, in ticks, and the ticks the call in progress has run for.
+    budget_ticks: u64,
+    spent_ticks: u64,
 }
 
 impl GuestState {
-    fn new(limits: &GuestLimits) -> Self {
+    fn new(limits: &GuestLimits, ticker: Arc<Ticker>) -> Self {
         let output = CapturedOutput::new(limits.output_bytes);
         // No preopens, no environment, no arguments, no network: the guest can only compute.
         let wasi = WasiCtxBuilder::new()
@@ -79,6 +126,9 @@ impl GuestState {
                 .trap_on_grow_failure(true)
                 .build(),
             output,
+            ticker,
+            budget_ticks: (limits.call_deadline.as_millis() / EPOCH_TICK.as_millis()).max(1) as u64,
+            spent_ticks: 0,
         }
     }
 
@@ -110,13 +160,110 @@ pub struct GuestEngine {
 struct EngineInner {
     engine: Engine,
     cache: Option<CompileCache>,
-    ticker_stop: Arc<AtomicBool>,
+    ticker: Arc<Ticker>,
 }
 
 impl Drop for EngineInner {
     fn drop(&mut self) {
-        self.ticker_stop.store(true, Ordering::Relaxed);
+        self.ticker.stop();
     }
+}
+
+/// The epoch ticker's schedule: it ticks only while at least one guest call is in progress, and
+/// sleeps on a condition variable otherwise, so an idle host (a backoff, a slow stream between
+/// reads, a gateway with no traffic) is not woken 200 times a second.
+///
+/// The ticker is a plain thread rather than a tokio task: it must keep ticking when every tokio
+/// worker is busy running a guest.
+pub struct Ticker {
+    state: Mutex<TickerState>,
+    wake: Condvar,
+    ticks: AtomicU64,
+}
+
+struct TickerState {
+    running_calls: usize,
+    stopped: bool,
+}
+
+impl Ticker {
+    fn new() -> Arc<Self> {
+        Arc::new(Ticker {
+            state: Mutex::new(TickerState { running_calls: 0, stopped: false }),
+            wake: Condvar::new(),
+            ticks: AtomicU64::new(0),
+        })
+    }
+
+    /// Epoch ticks so far in this process (for tests and diagnostics).
+    pub fn ticks(&self) -> u64 {
+        self.ticks.load(Ordering::Relaxed)
+    }
+
+    fn call_started(&self) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.running_calls += 1;
+        if state.running_calls == 1 {
+            self.wake.notify_one();
+        }
+    }
+
+    fn call_ended(&self) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.running_calls = state.running_calls.saturating_sub(1);
+    }
+
+    fn stop(&self) {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).stopped = true;
+        self.wake.notify_one();
+    }
+
+    /// The thread's loop: park while no guest call runs, else advance the epoch every tick.
+    fn run(&self, engine: wasmtime::EngineWeak) {
+        loop {
+            {
+                let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+                while state.running_calls == 0 && !state.stopped {
+                    state = self.wake.wait(state).unwrap_or_else(|e| e.into_inner());
+                }
+                if state.stopped {
+                    return;
+                }
+            }
+            std::thread::sleep(EPOCH_TICK);
+            match engine.upgrade() {
+                Some(engine) => engine.increment_epoch(),
+                None => return,
+            }
+            self.ticks.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// One call into a guest, from entry to return (or to the drop of its future): while it lives, the
+/// ticker runs. Made by [`begin_call`], which also gives the call its fresh CPU budget.
+#[must_use = "the call's budget and the ticker hold only while the guard lives"]
+pub struct GuestCall {
+    ticker: Arc<Ticker>,
+}
+
+impl Drop for GuestCall {
+    fn drop(&mut self) {
+        self.ticker.call_ended();
+    }
+}
+
+/// Starts a call into the guest of `store`: its CPU budget starts afresh (a long stream of feeds
+/// never adds up to one call's budget), and the ticker runs until the returned guard is dropped.
+/// Every call into a guest (instantiation included) goes through here.
+pub fn begin_call(store: &mut Store<GuestState>) -> GuestCall {
+    let state = store.data_mut();
+    state.spent_ticks = 0;
+    let ticker = state.ticker.clone();
+    // Relative to the current epoch: ticks that passed while the guest was not running are gone.
+    store.set_epoch_deadline(1);
+    ticker.call_started();
+    GuestCall { ticker }
 }
 
 impl GuestEngine {
@@ -129,20 +276,11 @@ impl GuestEngine {
         let engine = Engine::new(&config)
             .map_err(|e| anyhow::anyhow!("configuring the wasmtime engine: {}", root_cause(&e)))?;
 
-        // The ticker is a plain thread: it must keep ticking even when every tokio worker is busy.
-        let ticker_stop = Arc::new(AtomicBool::new(false));
-        let (weak_engine, stop) = (engine.weak(), ticker_stop.clone());
+        let ticker = Ticker::new();
+        let (weak_engine, thread_ticker) = (engine.weak(), ticker.clone());
         std::thread::Builder::new()
             .name("dsh-epoch-ticker".into())
-            .spawn(move || {
-                while !stop.load(Ordering::Relaxed) {
-                    std::thread::sleep(EPOCH_TICK);
-                    match weak_engine.upgrade() {
-                        Some(engine) => engine.increment_epoch(),
-                        None => break,
-                    }
-                }
-            })
+            .spawn(move || thread_ticker.run(weak_engine))
             .context("starting the epoch ticker thread")?;
 
         let cache = cache_dir.map(|dir| CompileCache::new(dir, &engine));
@@ -150,9 +288,14 @@ impl GuestEngine {
             inner: Arc::new(EngineInner {
                 engine,
                 cache,
-                ticker_stop,
+                ticker,
             }),
         })
+    }
+
+    /// The epoch ticker (its tick count shows whether it ran).
+    pub fn ticker(&self) -> &Ticker {
+        &self.inner.ticker
     }
 
     pub fn engine(&self) -> &Engine {
@@ -165,6 +308,15 @@ impl GuestEngine {
             anyhow::bail!(
                 "{origin} is not a WebAssembly file (it does not start with the \\0asm magic); \
                  build the guest for wasm32-wasip2 or point --adapter at its .wasm output"
+            );
+        }
+        // The version field after the magic: 1 for a core module, 0x0d (and layer 1) for a component.
+        if bytes.get(4..8) == Some(&[1, 0, 0, 0]) {
+            anyhow::bail!(
+                "{origin} is a core WebAssembly module, not a component: dsh-host loads components of the \
+                 dsh:llm worlds. Build Rust guests for wasm32-wasip2 (which makes components), or wrap a \
+                 wasm32-wasip1 module with `wasm-tools component new {origin} --adapt \
+                 wasi_snapshot_preview1.reactor.wasm -o guest.component.wasm` (see docs/writing-guests.md)"
             );
         }
         if let Some(cache) = &self.inner.cache
@@ -222,20 +374,20 @@ impl GuestEngine {
         Ok((origin, instance_pre))
     }
 
-    /// A fresh store for one attempt, with its memory cap and CPU deadline armed.
+    /// A fresh store for one attempt, with its memory cap and CPU budget armed.
     ///
-    /// Every new store starts at epoch deadline 0, so the deadline must be set here, every time. The
-    /// callback yields to tokio at each tick and traps once the call's budget is spent.
+    /// Each call into it must go through [`begin_call`], which resets the budget and sets the epoch
+    /// deadline (every new store starts at deadline 0). The callback runs only while guest code runs
+    /// and sees the epoch pass its deadline: it counts that tick against the call in progress, yields
+    /// to tokio, and traps once the call's budget is spent.
     pub fn new_store(&self, limits: &GuestLimits) -> Store<GuestState> {
-        let mut store = Store::new(&self.inner.engine, GuestState::new(limits));
+        let mut store = Store::new(&self.inner.engine, GuestState::new(limits, self.inner.ticker.clone()));
         store.limiter(GuestState::limiter);
-        let budget_ticks =
-            (limits.call_deadline.as_millis() / EPOCH_TICK.as_millis()).max(1) as u64;
-        let mut spent = 0u64;
         store.set_epoch_deadline(1);
-        store.epoch_deadline_callback(move |_| {
-            spent += 1;
-            if spent >= budget_ticks {
+        store.epoch_deadline_callback(|mut ctx| {
+            let state = ctx.data_mut();
+            state.spent_ticks += 1;
+            if state.spent_ticks >= state.budget_ticks {
                 Ok(UpdateDeadline::Interrupt)
             } else {
                 Ok(UpdateDeadline::Yield(1))

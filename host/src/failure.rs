@@ -76,8 +76,18 @@ impl LlmFailure {
 
     /// Checks a record that came from a guest: a non-canonical code is the guest's bug, reported as
     /// such (with the code it sent) rather than passed on to listeners that cannot know it.
+    ///
+    /// `ABORTED` belongs to the caller (Ctrl-C, a dropped client) and never reaches the listeners; a
+    /// guest that reports it is describing the provider cancelling on its side, a provider failure
+    /// that goes through the waterfall as `SERVER_ERROR`.
     pub fn from_guest(guest: &str, failure: LlmFailure) -> Self {
-        if is_canonical(&failure.code) {
+        if failure.code == "ABORTED" {
+            LlmFailure {
+                code: "SERVER_ERROR".into(),
+                message: format!("the provider aborted the request on its side: {}", failure.message),
+                ..failure
+            }
+        } else if is_canonical(&failure.code) {
             failure
         } else {
             LlmFailure {

@@ -17,6 +17,7 @@ pub mod mock;
 pub mod network;
 pub mod output;
 pub mod recovery;
+pub mod redact;
 pub mod resume;
 pub mod runtime;
 pub mod session;

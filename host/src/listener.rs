@@ -3,7 +3,7 @@
 //! instance configured again decides exactly as a long-lived one would, and a fault cannot leak into
 //! the next decision).
 
-use crate::engine::{GuestEngine, GuestLimits, GuestState, WorldSpec, root_cause};
+use crate::engine::{GuestEngine, GuestLimits, GuestState, WorldSpec, begin_call, root_cause};
 use crate::failure::LlmFailure;
 use crate::guests::GuestSource;
 use anyhow::Result;
@@ -62,10 +62,13 @@ impl Listener {
             .instantiate()
             .await
             .map_err(|f| anyhow::anyhow!("{}", f.message))?;
+        let call = begin_call(&mut store);
         let info = bindings
             .dsh_llm_listener()
             .call_info(&mut store)
-            .await
+            .await;
+        drop(call);
+        let info = info
             .map_err(|e| anyhow::anyhow!("{origin}: info failed: {}", root_cause(&e)))?;
         listener.name = info.name;
         drop(store);
@@ -85,7 +88,10 @@ impl Listener {
         &self,
     ) -> Result<(Store<GuestState>, bindings::RecoveryListener), LlmFailure> {
         let mut store = self.engine.new_store(&self.limits);
-        let bindings = self.pre.instantiate_async(&mut store).await.map_err(|e| {
+        let call = begin_call(&mut store);
+        let bindings = self.pre.instantiate_async(&mut store).await;
+        drop(call);
+        let bindings = bindings.map_err(|e| {
             LlmFailure::adapter_fault(
                 &self.name,
                 format!("could not be instantiated: {}", root_cause(&e)),
@@ -99,11 +105,13 @@ impl Listener {
         &self,
     ) -> Result<(Store<GuestState>, bindings::RecoveryListener), LlmFailure> {
         let (mut store, bindings) = self.instantiate().await?;
-        match bindings
+        let call = begin_call(&mut store);
+        let configured = bindings
             .dsh_llm_listener()
             .call_configure(&mut store, &self.config_json)
-            .await
-        {
+            .await;
+        drop(call);
+        match configured {
             Ok(Ok(())) => Ok((store, bindings)),
             Ok(Err(refusal)) => Err(LlmFailure::adapter_fault(
                 &self.name,
@@ -120,7 +128,8 @@ impl Listener {
     /// waterfall treats that as a give-up, never as a retry.
     pub async fn decide(&self, context: &FailureContext) -> Result<Decision, LlmFailure> {
         let (mut store, bindings) = self.configured().await?;
-        bindings
+        let call = begin_call(&mut store);
+        let decision = bindings
             .dsh_llm_listener()
             .call_on_failure(&mut store, context)
             .await
@@ -129,6 +138,20 @@ impl Listener {
                     &self.name,
                     format!("on-failure failed: {}", root_cause(&e)),
                 )
-            })
+            })?;
+        drop(call);
+        let cap = self.limits.returns.max_delay;
+        match decision {
+            Decision::Retry(retry) if u128::from(retry.delay_ms) > cap.as_millis() => Err(LlmFailure::adapter_fault(
+                &self.name,
+                format!(
+                    "asked to wait {} ms before a retry, more than the cap max_delay_ms = {}; \
+                     raise it in the listener's `limits` if such waits are meant",
+                    retry.delay_ms,
+                    cap.as_millis()
+                ),
+            )),
+            decision => Ok(decision),
+        }
     }
 }

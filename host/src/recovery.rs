@@ -182,6 +182,11 @@ impl AbortSignal {
         self.tx.send_replace(true);
     }
 
+    /// Ready for the next turn: an abort ends the turn it was meant for, not every turn after it.
+    pub fn reset(&self) {
+        self.tx.send_replace(false);
+    }
+
     pub fn is_aborted(&self) -> bool {
         *self.tx.borrow()
     }

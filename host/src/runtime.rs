@@ -68,6 +68,15 @@ pub fn limits_for(source: &GuestSource, overrides: &LimitsOverride) -> GuestLimi
     if let Some(ms) = overrides.call_timeout_ms {
         limits.call_deadline = std::time::Duration::from_millis(ms);
     }
+    if let Some(n) = overrides.max_tool_calls {
+        limits.returns.max_tool_calls = n as usize;
+    }
+    if let Some(mb) = overrides.max_completion_mb {
+        limits.returns.max_completion_bytes = (mb as usize) << 20;
+    }
+    if let Some(ms) = overrides.max_delay_ms {
+        limits.returns.max_delay = std::time::Duration::from_millis(ms);
+    }
     limits
 }
 

@@ -175,7 +175,8 @@ impl Session {
         &self.messages
     }
 
-    /// The session's stop button: aborts the request or the backoff in flight (as `ABORTED`).
+    /// The session's stop button: aborts the turn in flight (its request, backoff or tool call) as
+    /// `ABORTED`. Each turn starts un-aborted, so the same handle stops later turns too.
     pub fn abort_signal(&self) -> AbortSignal {
         self.abort.clone()
     }
@@ -188,6 +189,7 @@ impl Session {
         user: &str,
         sink: &mut (dyn FnMut(StreamEvent) + Send),
     ) -> Result<Completion, TurnError> {
+        self.abort.reset();
         self.turn += 1;
         let turn = self.turn;
         let mut start = json!({"turn": turn, "user": user});
@@ -206,6 +208,7 @@ impl Session {
         open: UnfinishedTurn,
         sink: &mut (dyn FnMut(StreamEvent) + Send),
     ) -> Result<Completion, TurnError> {
+        self.abort.reset();
         let pending = open
             .pending_retry
             .map(|(record, wait)| PendingRetry { record, wait });

@@ -9,7 +9,8 @@
 use crate::adapter::{HttpPlan, ResponseHead};
 use crate::failure::LlmFailure;
 use crate::network::NetworkPolicy;
-use crate::watchdog::Watchdog;
+use crate::redact::{Redactor, StreamRedactor};
+use crate::watchdog::{IdleTimer, Watchdog};
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -45,6 +46,9 @@ pub struct Transport {
     credential: Credential,
     watchdog: Watchdog,
     max_response_bytes: usize,
+    /// The key's forms, searched in every provider byte before a guest sees it (`None`: no key, or
+    /// a placeholder too short to be a secret).
+    redactor: Option<Arc<Redactor>>,
 }
 
 impl Transport {
@@ -64,7 +68,17 @@ impl Transport {
             .user_agent(concat!("dsh-host/", env!("CARGO_PKG_VERSION")))
             .build()?;
         let credential = Credential { key: credential.key.filter(|k| !k.is_empty()), ..credential };
-        Ok(Transport { client, policy, credential, watchdog, max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES })
+        let redactor = credential.key.as_deref().and_then(Redactor::new);
+        if credential.key.is_some() && redactor.is_none() {
+            tracing::warn!(
+                "the key of provider '{}' ({}) is shorter than {} characters: it is taken for a placeholder, \
+                 not a secret, and is not redacted from provider answers, logs or the terminal",
+                policy.provider,
+                credential.source,
+                crate::redact::MIN_SECRET_LEN
+            );
+        }
+        Ok(Transport { client, policy, credential, watchdog, max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES, redactor })
     }
 
     pub fn with_max_response_bytes(mut self, bytes: usize) -> Self {
@@ -76,10 +90,15 @@ impl Transport {
         &self.policy
     }
 
-    /// Removes the key from any text that could reach a log or a terminal.
+    pub fn watchdog(&self) -> &Watchdog {
+        &self.watchdog
+    }
+
+    /// Removes the key (in every form a provider may echo it) from any text that could reach a
+    /// guest, a log or a terminal.
     pub fn redact(&self, text: &str) -> String {
-        match &self.credential.key {
-            Some(key) => text.replace(key.as_str(), "[redacted]"),
+        match &self.redactor {
+            Some(r) => r.text(text).into_owned(),
             None => text.to_string(),
         }
     }
@@ -115,14 +134,16 @@ impl Transport {
             }
             let head = ResponseHead {
                 status: status.as_u16(),
+                // A provider may echo the request's headers: the key is removed before the guest sees them.
                 headers: response
                     .headers()
                     .iter()
-                    .map(|(n, v)| (n.as_str().to_ascii_lowercase(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+                    .map(|(n, v)| (n.as_str().to_ascii_lowercase(), self.redact(&String::from_utf8_lossy(v.as_bytes()))))
                     .collect(),
                 received_at_ms: SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0),
             };
-            return Ok(ProviderResponse { head, response, url, transport: self.clone(), received: 0 });
+            let redactor = StreamRedactor::new(self.redactor.clone());
+            return Ok(ProviderResponse { head, response, url, transport: self.clone(), received: 0, redactor, ended: false });
         }
         Err(LlmFailure::new("INVALID_REQUEST", format!("more than {MAX_REDIRECTS} redirects from {}", host_of(&url))))
     }
@@ -264,13 +285,15 @@ impl reqwest::dns::Resolve for GuardedResolver {
     }
 }
 
-/// An answer whose head has arrived.
+/// An answer whose head has arrived. Its bytes leave it only with the key removed.
 pub struct ProviderResponse {
     pub head: ResponseHead,
     response: reqwest::Response,
     url: reqwest::Url,
     transport: Transport,
     received: usize,
+    redactor: StreamRedactor,
+    ended: bool,
 }
 
 impl ProviderResponse {
@@ -278,14 +301,33 @@ impl ProviderResponse {
         (200..300).contains(&self.head.status)
     }
 
-    /// The next network read of the body; `Ok(None)` at a clean end. Guarded by the watchdog.
-    pub async fn next_read(&mut self) -> Result<Option<bytes::Bytes>, LlmFailure> {
+    /// The next network read of the body, with the key removed; `Ok(None)` at a clean end. The wait
+    /// is bounded by `timer` (the watchdog's: only the caller knows what counts as progress).
+    pub async fn next_read(&mut self, timer: &IdleTimer) -> Result<Option<bytes::Bytes>, LlmFailure> {
+        loop {
+            if self.ended {
+                return Ok(None);
+            }
+            let raw = self.next_raw_read(timer).await?;
+            let clean = match raw {
+                Some(read) => self.redactor.push(read),
+                None => {
+                    self.ended = true;
+                    self.redactor.finish()
+                }
+            };
+            // A read held back whole (it may begin the key) is no read for the guest yet.
+            if !clean.is_empty() {
+                return Ok(Some(clean));
+            }
+        }
+    }
+
+    async fn next_raw_read(&mut self, timer: &IdleTimer) -> Result<Option<bytes::Bytes>, LlmFailure> {
         let host = host_of(&self.url);
         let status = self.head.status;
-        let read = self
-            .transport
-            .watchdog
-            .guard(|| format!("the stream from {host} sent nothing"), self.response.chunk())
+        let read = timer
+            .guard(|| format!("the stream from {host} made no progress"), self.response.chunk())
             .await
             .map_err(|f| f.with_status(status))?;
         match read {
@@ -305,12 +347,15 @@ impl ProviderResponse {
         }
     }
 
-    /// Reads a (non-2xx) body whole for classification, capped at [`MAX_ERROR_BODY_BYTES`]. A body cut
-    /// by the network is classified from what arrived.
+    /// Reads a (non-2xx) body whole for classification, with the key removed, capped at
+    /// [`MAX_ERROR_BODY_BYTES`]. The whole read is bounded by one stream idle timeout from the head
+    /// (an error body's bytes are no progress: a body dripping a byte at a time cannot hold the
+    /// attempt). A body cut by the network or by that bound is classified from what arrived.
     pub async fn read_capped_body(&mut self) -> Vec<u8> {
+        let timer = self.transport.watchdog.arm();
         let mut body = Vec::new();
         while body.len() < MAX_ERROR_BODY_BYTES {
-            match self.next_read().await {
+            match self.next_read(&timer).await {
                 Ok(Some(chunk)) => body.extend_from_slice(&chunk),
                 Ok(None) | Err(_) => break,
             }

@@ -171,7 +171,7 @@ async fn a_reset_before_the_headers_is_network() {
 }
 
 #[tokio::test]
-async fn a_reset_mid_stream_is_network_and_the_partial_text_was_shown() {
+async fn a_reset_mid_stream_is_network_and_the_partial_text_goes_to_stderr() {
     let mock = mock(r#"{"steps":[{"completion":{"text":["partial ","answer ","never ","finished"],"delay_ms":20},
         "reset_after_bytes":500}]}"#).await;
     let scratch = Scratch::new();
@@ -180,10 +180,12 @@ async fn a_reset_mid_stream_is_network_and_the_partial_text_was_shown() {
         .run_bin(&run_args(&mock.base_url(), "hi"), Some(TEST_KEY))
         .await;
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    // Stdout is a pipe: it holds answers only; what the failed attempt streamed is on stderr.
+    assert_eq!(stdout(&out), "", "no answer, so nothing on stdout");
     assert!(
-        stdout(&out).starts_with("partial"),
-        "the text that arrived was streamed: {:?}",
-        stdout(&out)
+        stderr(&out).contains("[partial text of the failed attempt, discarded: partial"),
+        "{}",
+        stderr(&out)
     );
     let events = scratch.only_session_events();
     assert_eq!(
@@ -417,4 +419,45 @@ async fn the_demo_runs_on_a_fresh_machine_and_recovers_every_retryable_failure()
     assert_eq!(of_kind(&events, "llm/retry").len(), 5);
     assert_eq!(of_kind(&events, "turn/end").len(), 7);
     assert_eq!(of_kind(&events, "step/end").len(), 2);
+}
+
+/// A real provider cut mid-stream, then retried: `run ... > answer.txt` holds exactly the final
+/// answer, once; the failed attempt's partial text is on stderr, marked.
+#[tokio::test]
+async fn stdout_off_a_terminal_holds_exactly_the_final_answer() {
+    let mock = mock(
+        r#"{"steps":[
+        {"completion":{"text":["Hel","lo ","from ","fake ","Ollama"],"delay_ms":30},"reset_after_bytes":500},
+        {"completion":{"text":["Hello ","from ","fake ","Ollama"],"delay_ms":5}}]}"#,
+    )
+    .await;
+    let scratch = Scratch::new();
+    scratch.config("[providers.openai.retry_policy]\ninitial_delay_ms = 10\n");
+    let out = scratch.run_bin(&run_args(&mock.base_url(), "hi"), Some(TEST_KEY)).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "Hello from fake Ollama\n");
+    let err = stderr(&out);
+    assert!(err.contains("[partial text of the failed attempt, discarded: Hel"), "{err}");
+    assert!(err.contains("NETWORK: llm-retry retry 1"), "{err}");
+}
+
+#[tokio::test]
+async fn a_preset_without_a_default_model_needs_the_flag() {
+    let scratch = Scratch::new();
+    let out = scratch
+        .run_bin(&["run", "--provider", "openai-compatible", "--base-url", "http://127.0.0.1:9/v1", "hi"], None)
+        .await;
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("no default model") && err.contains("--model"), "{err}");
+}
+
+#[tokio::test]
+async fn run_help_lists_every_preset() {
+    let out = Scratch::new().run_bin(&["run", "--help"], None).await;
+    assert!(out.status.success());
+    let help = stdout(&out);
+    for preset in dsh_host::config::PRESETS {
+        assert!(help.contains(preset), "{preset} missing from run --help:\n{help}");
+    }
 }

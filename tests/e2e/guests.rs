@@ -54,6 +54,22 @@ async fn a_malformed_wasm_is_refused_naming_the_file() {
     );
 }
 
+/// A core module (what `cargo build --target wasm32-wasip1` or a C toolchain makes) is not a
+/// component: the error says so and how to wrap it.
+#[tokio::test]
+async fn a_core_module_is_refused_naming_the_fix() {
+    let scratch = Scratch::new();
+    let core = scratch.dir.path().join("core-module.wasm");
+    // The smallest valid core module: magic and version 1, no sections.
+    std::fs::write(&core, b"\0asm\x01\x00\x00\x00").unwrap();
+    let args = ["run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--adapter", core.to_str().unwrap(), "hi"];
+    let out = scratch.run_bin(&args, Some(TEST_KEY)).await;
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("core-module.wasm") && err.contains("core WebAssembly module, not a component"), "{err}");
+    assert!(err.contains("wasm-tools component new") && err.contains("wasm32-wasip2"), "{err}");
+}
+
 #[tokio::test]
 async fn a_component_of_another_world_is_refused_naming_what_is_missing() {
     let scratch = Scratch::new();

@@ -6,6 +6,7 @@ mod support;
 
 mod benchmarks;
 mod cli_run;
+mod field;
 mod fixtures;
 mod guests;
 mod other_languages;

@@ -14,10 +14,11 @@
 //    billing", 402) → QUOTA_EXCEEDED;
 // 4. the google.rpc status string: UNAVAILABLE → OVERLOADED, INTERNAL/UNKNOWN/DATA_LOSS/ABORTED →
 //    SERVER_ERROR, DEADLINE_EXCEEDED → TIMEOUT, INVALID_ARGUMENT/NOT_FOUND/FAILED_PRECONDITION/
-//    OUT_OF_RANGE/UNIMPLEMENTED/ALREADY_EXISTS → INVALID_REQUEST, CANCELLED → ABORTED;
+//    OUT_OF_RANGE/UNIMPLEMENTED/ALREADY_EXISTS → INVALID_REQUEST, CANCELLED → SERVER_ERROR (the
+//    provider cancelled on its side: ABORTED is reserved for the caller's own abort);
 // 5. the HTTP status (a proxy's HTML page, an empty body): 503 → OVERLOADED, 504/408 → TIMEOUT,
 //    other 5xx → SERVER_ERROR, 429 → RATE_LIMITED, 401/403 → AUTH, 402 → QUOTA_EXCEEDED, 499 →
-//    ABORTED, other 4xx → INVALID_REQUEST.
+//    SERVER_ERROR, other 4xx → INVALID_REQUEST.
 //
 // `provider-retry-after-ms`: RetryInfo.retryDelay, else the retry-after headers (retry.js).
 // `request-id`: the `x-request-id` (else `request-id`) header.
@@ -182,7 +183,7 @@ const STATUS_CODES = {
   OUT_OF_RANGE: codes.INVALID_REQUEST,
   UNIMPLEMENTED: codes.INVALID_REQUEST,
   ALREADY_EXISTS: codes.INVALID_REQUEST,
-  CANCELLED: codes.ABORTED,
+  CANCELLED: codes.SERVER_ERROR,
   UNAUTHENTICATED: codes.AUTH,
   PERMISSION_DENIED: codes.AUTH,
 };
@@ -214,7 +215,7 @@ export function codeFor(info, status) {
   if (s === undefined) return codes.SERVER_ERROR;
   if (s === 401 || s === 403) return codes.AUTH;
   if (s === 408 || s === 504 || s === 524) return codes.TIMEOUT;
-  if (s === 499) return codes.ABORTED;
+  if (s === 499) return codes.SERVER_ERROR;
   if (s === 503 || s === 529) return codes.OVERLOADED;
   if (s >= 500) return codes.SERVER_ERROR;
   if (s >= 300) return codes.INVALID_REQUEST;

@@ -122,7 +122,7 @@ test('server-side statuses', () => {
   assert.equal(classify(503, googleError(503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.')).code, 'OVERLOADED');
   assert.equal(classify(500, googleError(500, 'INTERNAL', 'An internal error has occurred. Please retry or report in https://developers.generativeai.google/guide/troubleshooting')).code, 'SERVER_ERROR');
   assert.equal(classify(504, googleError(504, 'DEADLINE_EXCEEDED', 'Deadline expired before operation could complete.')).code, 'TIMEOUT');
-  assert.equal(classify(499, googleError(499, 'CANCELLED', 'The operation was cancelled.')).code, 'ABORTED');
+  assert.equal(classify(499, googleError(499, 'CANCELLED', 'The operation was cancelled.')).code, 'SERVER_ERROR');
   // The rpc status wins over a status code that disagrees (a proxy relaying with 500).
   assert.equal(classify(500, googleError(503, 'UNAVAILABLE', 'Service Unavailable')).code, 'OVERLOADED');
 });

@@ -440,7 +440,8 @@ impl Decoder {
                     }),
                 };
             }
-            // The WIT's `aborted`: the provider itself reports the request as cancelled.
+            // The WIT's `aborted`: the provider itself reports the request as cancelled. That is a
+            // provider failure for the waterfall (retryable), never ABORTED, which is the caller's.
             "abort" | "aborted" | "cancelled" | "canceled" => {
                 return Finish {
                     kind: FinishKind::Aborted,
@@ -448,9 +449,9 @@ impl Decoder {
                     failure: Some(LlmFailure {
                         request_id: header_request_id(&self.head),
                         ..LlmFailure::new(
-                            codes::ABORTED,
+                            codes::SERVER_ERROR,
                             format!(
-                                "the provider reports the request as cancelled (finish_reason {raw:?})"
+                                "the provider reports the request as cancelled on its side (finish_reason {raw:?})"
                             ),
                         )
                     }),

@@ -92,7 +92,7 @@ fn every_finish_reason() {
     ])));
     assert_eq!(
         (f.kind, f.failure.map(|x| x.code)),
-        (FinishKind::Aborted, Some("ABORTED".into()))
+        (FinishKind::Aborted, Some("SERVER_ERROR".into()))
     );
 }
 
