@@ -369,3 +369,35 @@ async fn a_provider_side_abort_is_retried_as_a_provider_failure() {
     let retried: Vec<&str> = of_kind(&events, "llm/retry").iter().map(|e| e.data["code"].as_str().unwrap()).collect();
     assert_eq!(retried, ["SERVER_ERROR"]);
 }
+
+/// Anthropic pings during long waits (`event: ping`); a stream that only pings after its start is
+/// stalled, and a thinking block's start is progress.
+#[tokio::test]
+async fn anthropic_pings_are_no_progress_but_a_thinking_block_is() {
+    let start = r#"{"event":"message_start","data":{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"c","usage":{"input_tokens":3,"output_tokens":1}}}}"#;
+    let ping = r#"{"event":"ping","data":{"type":"ping"},"delay_ms":100}"#;
+    let thinking = r#"{"event":"content_block_start","data":{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}},"delay_ms":150}"#;
+    let anthropic = |base_url: &str| {
+        let mut cfg = config::preset("anthropic").unwrap();
+        cfg.base_url = base_url.to_string();
+        cfg.stream_idle_timeout = Duration::from_millis(500);
+        cfg
+    };
+    let engine = engine();
+    let adapter = builtin(&engine, "anthropic", |_| {}).await;
+
+    let pings = vec![ping; 30].join(",");
+    let mock1 = mock(&format!(r#"{{"steps":[{{"events":[{start},{pings}]}}]}}"#)).await;
+    let p = Provider::new(anthropic(&mock1.base_url()), adapter.clone(), Some(TEST_KEY.into())).unwrap();
+    let f = attempt(&p).await.unwrap_err();
+    assert_eq!(f.code, "TIMEOUT", "{f}");
+
+    // Two pings, then a thinking block 350 ms after the head, then pings again: the block restarted
+    // the timer, so the stream lives past the 500 ms it had from the head (to about 850 ms), then stalls.
+    let mock2 = mock(&format!(r#"{{"steps":[{{"events":[{start},{ping},{ping},{thinking},{pings}]}}]}}"#)).await;
+    let p = Provider::new(anthropic(&mock2.base_url()), adapter, Some(TEST_KEY.into())).unwrap();
+    let started = Instant::now();
+    let f = attempt(&p).await.unwrap_err();
+    assert_eq!(f.code, "TIMEOUT", "{f}");
+    assert!(started.elapsed() > Duration::from_millis(700), "the thinking block was progress: {:?}", started.elapsed());
+}

@@ -255,9 +255,19 @@ impl Decoder {
                 push_text(out, Chunk::Text, block.get("text"));
                 Block::Text
             }
+            // A thinking block starting is the model at work, though no text may follow for a long
+            // while: an empty reasoning chunk tells the host's watchdog so (WIT 0.1 has no progress
+            // chunk of its own). A `ping` says nothing of the kind and yields nothing.
             "thinking" => {
-                push_text(out, Chunk::Reasoning, block.get("thinking"));
+                match block.get("thinking").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+                    Some(text) => out.push(Chunk::Reasoning(text.to_string())),
+                    None => out.push(Chunk::Reasoning(String::new())),
+                }
                 Block::Thinking
+            }
+            "redacted_thinking" => {
+                out.push(Chunk::Reasoning(String::new()));
+                Block::Other
             }
             "tool_use" => {
                 // Streams start with `input: {}` and send the input as `input_json_delta`s; a start

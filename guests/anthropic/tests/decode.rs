@@ -139,8 +139,11 @@ fn thinking_is_reasoning_and_signatures_and_redacted_blocks_are_ignored() {
     assert_eq!(
         chunks,
         vec![
+            // Each thinking block's start is progress for the host's watchdog: an empty reasoning chunk.
+            Chunk::Reasoning(String::new()),
             Chunk::Reasoning("Let me think".into()),
             Chunk::Reasoning(" harder.".into()),
+            Chunk::Reasoning(String::new()),
             Chunk::Text("42".into()),
             usage(25, 9, Some(0)),
             stop(FinishKind::Stop, "end_turn"),
@@ -444,4 +447,13 @@ fn nothing_after_the_finish() {
     assert_eq!(finishes(&first).len(), 1);
     assert!(d.feed(sse(&[STOP]).as_bytes()).is_empty());
     assert!(d.end().is_empty());
+}
+
+/// Keepalives are no progress: a `ping` (Anthropic sends them during long waits) yields no chunk,
+/// so the host's watchdog still times out a stream that only pings.
+#[test]
+fn pings_yield_nothing() {
+    let ping = r#"{"type":"ping"}"#;
+    let body = format!("event: message_start\ndata: {START}\n\n{}", format!("event: ping\ndata: {ping}\n\n").repeat(50));
+    assert_eq!(decoded(&body), Vec::<Chunk>::new());
 }
