@@ -25,6 +25,9 @@ pub enum StreamEvent {
         delay_ms: u64,
         policy_key: String,
     },
+    /// A listener replaced the conversation before the retry (compaction): `before` and `after`
+    /// message counts.
+    Compacted { before: usize, after: usize },
     /// The step's completion called a tool, which runs now. `arguments` as the conversation keeps
     /// them: the parsed JSON (`""` is `{}`), or the raw text that did not parse.
     ToolCall {

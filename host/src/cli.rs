@@ -49,6 +49,16 @@ pub enum Command {
         #[arg(long, default_value_t = 0)]
         port: u16,
     },
+    /// Serve an OpenAI-compatible endpoint (POST /v1/chat/completions) over the same runtime:
+    /// sandboxed adapters, the recovery waterfall and the durable log for any OpenAI SDK.
+    Serve {
+        /// Address to listen on (default: [gateway] listen, else 127.0.0.1:8080).
+        #[arg(long, value_name = "ADDR")]
+        listen: Option<SocketAddr>,
+        /// Serve loopback clients without a gateway key (refused off loopback).
+        #[arg(long)]
+        allow_unauthenticated: bool,
+    },
     /// Run scripted sessions against the embedded mock provider: no network, no key needed.
     Demo,
     /// Print a session's timeline.
@@ -135,6 +145,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Run(args) => run(args, cli.config.as_deref(), &sessions_dir).await,
         Command::Mock { script, port } => serve_mock(&script, port).await,
         Command::Demo => crate::demo::run(&sessions_dir).await,
+        Command::Serve { listen, allow_unauthenticated } => serve(cli.config.as_deref(), &sessions_dir, listen, allow_unauthenticated).await,
         Command::Log { id, json } => print_log(&sessions_dir, &id, json),
     }
 }
@@ -364,7 +375,7 @@ impl AnswerPrinter {
                 let arguments = self.calls.iter().find(|(i, _)| *i == id).map(|(_, a)| a.as_str()).unwrap_or("");
                 eprintln!("{}", tool_line(&name, arguments, &content));
             }
-            StreamEvent::Reasoning(_) => {}
+            StreamEvent::Reasoning(_) | StreamEvent::Compacted { .. } => {}
         }
     }
 
@@ -415,6 +426,25 @@ pub fn tool_line(name: &str, arguments: &str, content: &str) -> String {
         short(arguments, 120),
         short(content, 160)
     )
+}
+
+async fn serve(config_path: Option<&Path>, sessions_dir: &Path, listen: Option<SocketAddr>, allow_unauthenticated: bool) -> Result<ExitCode> {
+    let config = Config::load(config_path)?;
+    let listen = match listen {
+        Some(l) => l,
+        None => config.gateway.listen.parse().with_context(|| {
+            format!("[gateway] listen = {:?} is not an address such as 127.0.0.1:8080", config.gateway.listen)
+        })?,
+    };
+    let options = crate::gateway::ServeOptions { listen, allow_unauthenticated };
+    crate::gateway::serve(config, sessions_dir, options, |addr| {
+        // The first line is machine-readable so scripts can pick up an ephemeral port.
+        let mut out = std::io::stdout();
+        let _ = writeln!(out, "dsh-host gateway listening on http://{addr}/v1");
+        let _ = out.flush();
+    })
+    .await?;
+    Ok(ExitCode::SUCCESS)
 }
 
 async fn serve_mock(script_path: &Path, port: u16) -> Result<ExitCode> {

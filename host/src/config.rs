@@ -233,8 +233,133 @@ pub struct ListenerConfig {
 pub struct Config {
     pub providers: BTreeMap<String, ProviderConfig>,
     pub listeners: Vec<ListenerConfig>,
+    /// `dsh-host serve`: the gateway's settings (`[gateway]`).
+    pub gateway: GatewayConfig,
     /// Where the file was, for messages (`None`: built-in defaults).
     pub source: Option<PathBuf>,
+}
+
+/// `[gateway]`: the OpenAI-compatible endpoint of `dsh-host serve`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GatewayConfig {
+    /// Address to listen on (`--listen` overrides).
+    pub listen: String,
+    /// The provider of a `model` that neither names one (`provider/model`) nor matches a route.
+    pub default_provider: Option<String>,
+    /// An environment variable holding the gateway keys clients present (comma-separated).
+    pub keys_env: Option<String>,
+    /// A file of hashed gateway keys: one `sha256:HEX` per line, optionally followed by a name.
+    pub keys_file: Option<PathBuf>,
+    /// How long a streaming response's head is held back while the gateway retries invisibly.
+    pub hold_head_ms: u64,
+    /// The deadline of one request (a client may lower it with `x-dsh-timeout-ms`).
+    pub request_timeout_ms: u64,
+    /// Between SSE comment keepalives once the head is sent and no content flows.
+    pub keepalive_ms: u64,
+    /// The largest request body accepted.
+    pub max_body_bytes: usize,
+    /// Requests in flight at once, in all and per gateway key (beyond: 503 with retry-after).
+    pub max_concurrent: usize,
+    pub max_concurrent_per_key: usize,
+    /// Client-side timeouts against slow clients: the request head, then the request body.
+    pub header_read_timeout_ms: u64,
+    pub body_read_timeout_ms: u64,
+    /// On SIGTERM: how long in-flight requests may run before they are cut (logged ABORTED).
+    pub drain_timeout_ms: u64,
+    /// Keep whole conversations in the session log (default: message counts and digests).
+    pub log_messages: bool,
+    /// Origins (`https://app.example.com`) allowed to call the gateway from a browser.
+    pub allowed_origins: Vec<String>,
+    /// Allow gateway keys over plain HTTP on a non-loopback address (behind a TLS-terminating proxy
+    /// on a private network only).
+    pub allow_plain_http: bool,
+    pub routes: Vec<GatewayRoute>,
+}
+
+impl Default for GatewayConfig {
+    fn default() -> Self {
+        GatewayConfig {
+            listen: "127.0.0.1:8080".into(),
+            default_provider: None,
+            keys_env: None,
+            keys_file: None,
+            hold_head_ms: 10_000,
+            request_timeout_ms: 600_000,
+            keepalive_ms: 15_000,
+            max_body_bytes: 16 << 20,
+            max_concurrent: 1024,
+            max_concurrent_per_key: 256,
+            header_read_timeout_ms: 10_000,
+            body_read_timeout_ms: 30_000,
+            drain_timeout_ms: 30_000,
+            log_messages: false,
+            allowed_origins: Vec::new(),
+            allow_plain_http: false,
+            routes: Vec::new(),
+        }
+    }
+}
+
+/// `[[gateway.routes]]`: a client model name (or a glob: `*`, `?`) → a provider and its model, with
+/// fallbacks tried in order when the waterfall gives up on a retryable failure.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GatewayRoute {
+    pub model: String,
+    pub provider: String,
+    /// The provider's model (default: the client's model name).
+    pub upstream_model: Option<String>,
+    /// `provider/model` targets, in order.
+    #[serde(default)]
+    pub fallbacks: Vec<String>,
+}
+
+impl GatewayConfig {
+    fn check(&self, providers: &BTreeMap<String, ProviderConfig>) -> Result<()> {
+        let known = |name: &str| providers.contains_key(name);
+        let list = || providers.keys().cloned().collect::<Vec<_>>().join(", ");
+        if let Some(p) = &self.default_provider
+            && !known(p)
+        {
+            bail!("[gateway] default_provider = {p:?} is not a configured provider ({})", list());
+        }
+        for (name, ms, range) in [
+            ("hold_head_ms", self.hold_head_ms, 0..=600_000),
+            ("request_timeout_ms", self.request_timeout_ms, 1..=86_400_000),
+            ("keepalive_ms", self.keepalive_ms, 100..=600_000),
+            ("header_read_timeout_ms", self.header_read_timeout_ms, 1..=600_000),
+            ("body_read_timeout_ms", self.body_read_timeout_ms, 1..=600_000),
+            ("drain_timeout_ms", self.drain_timeout_ms, 0..=3_600_000),
+        ] {
+            if !range.contains(&ms) {
+                bail!("[gateway] {name} = {ms}: give milliseconds between {} and {}", range.start(), range.end());
+            }
+        }
+        if self.max_body_bytes < 1024 || self.max_concurrent == 0 || self.max_concurrent_per_key == 0 {
+            bail!("[gateway] max_body_bytes (at least 1024), max_concurrent and max_concurrent_per_key (at least 1) must be positive");
+        }
+        for (i, r) in self.routes.iter().enumerate() {
+            if r.model.trim().is_empty() {
+                bail!("[[gateway.routes]] #{} has an empty model", i + 1);
+            }
+            if !known(&r.provider) {
+                bail!("[[gateway.routes]] #{} (model {:?}): provider {:?} is not configured ({})", i + 1, r.model, r.provider, list());
+            }
+            for f in &r.fallbacks {
+                match f.split_once('/') {
+                    Some((p, m)) if known(p) && !m.is_empty() => {}
+                    _ => bail!(
+                        "[[gateway.routes]] #{} (model {:?}): fallback {f:?} must be `provider/model` with a configured provider ({})",
+                        i + 1,
+                        r.model,
+                        list()
+                    ),
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 // ---- the file format ------------------------------------------------------------------------
@@ -245,6 +370,7 @@ struct FileConfig {
     #[serde(default)]
     providers: BTreeMap<String, FileProvider>,
     listeners: Option<Vec<FileListener>>,
+    gateway: Option<GatewayConfig>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -291,6 +417,7 @@ impl Config {
                     config_json: "{}".into(),
                 })
                 .collect(),
+            gateway: GatewayConfig::default(),
             source: None,
         }
     }
@@ -314,6 +441,10 @@ impl Config {
                 .map(|(i, l)| file_listener(i, l, base_dir))
                 .collect::<Result<_>>()
                 .with_context(|| format!("in {}", path.display()))?;
+        }
+        if let Some(gateway) = file.gateway {
+            gateway.check(&config.providers).with_context(|| format!("in {}", path.display()))?;
+            config.gateway = gateway;
         }
         Ok(config)
     }

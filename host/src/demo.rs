@@ -198,7 +198,7 @@ pub async fn run(sessions_dir: &Path) -> Result<ExitCode> {
                         .unwrap_or("");
                     println!("  ⚙ {}", crate::cli::tool_line(&name, args, &content));
                 }
-                StreamEvent::Reasoning(_) => {}
+                StreamEvent::Reasoning(_) | StreamEvent::Compacted { .. } => {}
             }
             let _ = std::io::stdout().flush();
         };

@@ -10,6 +10,7 @@ pub mod config;
 pub mod demo;
 pub mod engine;
 pub mod failure;
+pub mod gateway;
 pub mod guests;
 pub mod listener;
 pub mod log;

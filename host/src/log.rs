@@ -54,7 +54,14 @@ impl SessionStore {
 
     /// Starts a new session log under a fresh id.
     pub fn create(&self) -> Result<SessionLog> {
-        let id = new_session_id();
+        self.create_named(&new_session_id())
+    }
+
+    /// Starts a new session log under `id` (a front end that derives ids, such as the gateway's
+    /// idempotency keys). Fails if the session exists.
+    pub fn create_named(&self, id: &str) -> Result<SessionLog> {
+        check_session_id(id)?;
+        let id = id.to_string();
         let file = self
             .dir
             .open_with(

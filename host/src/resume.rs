@@ -66,6 +66,9 @@ pub struct UnfinishedTurn {
     /// The step's completion arrived and asked for tools, but the step did not end: its remaining
     /// calls run before the next step.
     pub pending_tools: Option<PendingToolStep>,
+    /// An exchange (a gateway request: the client sends the conversation, runs its own tools): the
+    /// digest of the conversation it was started with, which a continuation must match.
+    pub exchange_digest: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -149,8 +152,25 @@ pub fn rebuild(events: &[Event], now: SystemTime) -> Result<Rebuilt> {
         match event.kind.as_str() {
             "turn/start" => {
                 turn = u32_field(event, "turn")?;
-                let user = str_field(event, "user")?;
-                messages.push(Message::new(Role::User, user.clone()));
+                // An exchange carries the client's whole conversation, logged as a digest (and in full
+                // when configured); a continuation gets the conversation from the client again.
+                let exchange_digest = event
+                    .data
+                    .get("exchange")
+                    .map(|x| x.get("digest").and_then(Value::as_str).unwrap_or_default().to_string());
+                let user = if exchange_digest.is_some() {
+                    messages = match event.data.get("messages") {
+                        Some(v) => serde_json::from_value(v.clone()).with_context(|| {
+                            format!("event #{} (turn/start): 'messages' is malformed", event.seq)
+                        })?,
+                        None => Vec::new(),
+                    };
+                    String::new()
+                } else {
+                    let user = str_field(event, "user")?;
+                    messages.push(Message::new(Role::User, user.clone()));
+                    user
+                };
                 tools = match event.data.get("tools") {
                     Some(v) => serde_json::from_value(v.clone()).with_context(|| {
                         format!("event #{} (turn/start): 'tools' is malformed", event.seq)
@@ -164,6 +184,7 @@ pub fn rebuild(events: &[Event], now: SystemTime) -> Result<Rebuilt> {
                     attempts: 0,
                     pending_retry: None,
                     pending_tools: None,
+                    exchange_digest,
                 });
                 waiting = None;
             }

@@ -22,6 +22,7 @@ use crate::resume::{
 use crate::tools::ToolRegistry;
 use serde_json::json;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, SystemTime};
 
 /// The default bound on the steps of one turn (completions, each possibly followed by tool calls).
@@ -60,6 +61,44 @@ pub struct Session {
     tools: Arc<ToolRegistry>,
     tool_specs: Vec<ToolSpec>,
     max_steps: u32,
+    /// Generation options of the exchange in progress (the CLI's turns use the provider's defaults).
+    options: RequestOptions,
+    /// Set by a front end once part of the answer has reached its client: from then on a failure is
+    /// final, since a retry would repeat what the client already has.
+    committed: Option<Arc<AtomicBool>>,
+}
+
+/// Per-request generation options a client may set (the gateway's `max_tokens`, `temperature`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RequestOptions {
+    pub model: Option<String>,
+    pub max_tokens: Option<u32>,
+    pub temperature: Option<f32>,
+}
+
+/// One completion for a client that keeps its own conversation and runs its own tools (a gateway
+/// request): the messages and tools come from the client, and the completion is returned whether or
+/// not it calls tools. Recovery (the waterfall, compaction, the durable retry count) is the same as
+/// for a turn.
+#[derive(Debug, Clone, Default)]
+pub struct Exchange {
+    pub messages: Vec<Message>,
+    pub tools: Vec<ToolSpec>,
+    pub options: RequestOptions,
+    /// Keep the whole conversation in the log. By default an exchange logs the message count and a
+    /// digest: a client resends its whole conversation with every request, and logging it each time
+    /// would grow the log with the square of an agent loop.
+    pub log_messages: bool,
+}
+
+impl Exchange {
+    /// A digest of the conversation (SHA-256 of its JSON): what the log keeps, and what a
+    /// continuation of the exchange must match.
+    pub fn digest(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let json = serde_json::to_vec(&(&self.messages, &self.tools)).expect("messages serialize");
+        hex::encode(Sha256::digest(json))
+    }
 }
 
 /// A retry decided and logged, whose wait has not ended yet.
@@ -103,6 +142,8 @@ impl Session {
             tools: Arc::default(),
             tool_specs: Vec::new(),
             max_steps: DEFAULT_MAX_STEPS,
+            options: RequestOptions::default(),
+            committed: None,
         })
     }
 
@@ -139,6 +180,8 @@ impl Session {
             tools: Arc::default(),
             tool_specs: Vec::new(),
             max_steps: DEFAULT_MAX_STEPS,
+            options: RequestOptions::default(),
+            committed: None,
         };
         Ok((session, unfinished))
     }
@@ -157,6 +200,113 @@ impl Session {
     pub fn with_max_steps(mut self, max_steps: u32) -> Self {
         self.max_steps = max_steps.max(1);
         self
+    }
+
+    /// `flag`: set it once part of an answer has reached the client; failures are final from then on.
+    pub fn with_commit_flag(mut self, flag: Arc<AtomicBool>) -> Self {
+        self.committed = Some(flag);
+        self
+    }
+
+    /// Runs one exchange: a new turn of one step whose conversation and tools are the client's.
+    pub async fn run_exchange(
+        &mut self,
+        exchange: Exchange,
+        sink: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<Completion, TurnError> {
+        self.abort.reset();
+        self.turn += 1;
+        let turn = self.turn;
+        let mut start = json!({
+            "turn": turn,
+            "exchange": {"messages": exchange.messages.len(), "digest": exchange.digest(),
+                         "tools": exchange.tools.iter().map(|t| &t.name).collect::<Vec<_>>()},
+        });
+        if exchange.log_messages {
+            start["messages"] = json!(exchange.messages);
+        }
+        if let Some(model) = &exchange.options.model {
+            start["model"] = json!(model);
+        }
+        self.log.append("turn/start", start)?;
+        self.enter_exchange(exchange);
+        let completion = self.run_step(turn, 1, 0, None, sink).await?;
+        self.end_exchange(turn, completion)
+    }
+
+    /// Continues an exchange a dead process left open (its retry count and wait from the log), given
+    /// the conversation again by the client: it must be the one the exchange began with.
+    pub async fn continue_exchange(
+        &mut self,
+        open: UnfinishedTurn,
+        exchange: Exchange,
+        sink: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<Completion, TurnError> {
+        self.abort.reset();
+        let Some(recorded) = &open.exchange_digest else {
+            return Err(TurnError::Host(anyhow::anyhow!(
+                "session '{}' turn {} is not an exchange: continue it with `dsh-host run --resume`",
+                self.id(),
+                open.turn
+            )));
+        };
+        if *recorded != exchange.digest() {
+            return Err(TurnError::Host(anyhow::anyhow!(
+                "session '{}' was begun with another conversation: an idempotency key or session id \
+                 continues only the request it was first sent with",
+                self.id()
+            )));
+        }
+        self.turn = open.turn;
+        self.enter_exchange(exchange);
+        // The completion arrived before the process died: it is the answer.
+        if let Some(done) = open.pending_tools {
+            let completion = Completion { text: done.text, tool_calls: done.calls, ..Completion::default() };
+            return self.end_exchange(open.turn, completion);
+        }
+        let pending = open.pending_retry.map(|(record, wait)| PendingRetry { record, wait });
+        let completion = self.run_step(open.turn, open.step, open.attempts, pending, sink).await?;
+        self.end_exchange(open.turn, completion)
+    }
+
+    fn enter_exchange(&mut self, exchange: Exchange) {
+        self.messages = exchange.messages;
+        self.tool_specs = exchange.tools;
+        self.options = exchange.options;
+    }
+
+    /// An exchange's completion, tool calls and all: the durable end of its turn, with everything a
+    /// replay needs to answer the same request again without the provider.
+    fn end_exchange(&mut self, turn: u32, completion: Completion) -> Result<Completion, TurnError> {
+        self.messages.push(Message {
+            role: Role::Assistant,
+            content: completion.text.clone(),
+            tool_calls: completion.tool_calls.clone(),
+            tool_call_id: None,
+        });
+        self.log.append_durable(
+            "turn/end",
+            json!({"turn": turn, "outcome": "completed", "assistant": completion.text, "steps": 1,
+                   "tool_calls": completion.tool_calls, "finish_reason": completion.finish_reason,
+                   "usage": completion.usage, "reasoning": completion.reasoning}),
+        )?;
+        Ok(completion)
+    }
+
+    /// Appends a front end's own event (e.g. the gateway's `gateway/request`) to the log.
+    pub fn note(&mut self, kind: &str, data: serde_json::Value) -> anyhow::Result<()> {
+        self.log.append(kind, data).map(|_| ())
+    }
+
+    /// Continues with another provider (a route's fallback), logged with the reason. Its retries
+    /// are counted apart: the count is per (turn, step, provider).
+    pub fn switch_provider(&mut self, provider: Arc<Provider>, reason: &str) -> anyhow::Result<()> {
+        self.log.append(
+            "session/provider",
+            json!({"provider": provider.config.name, "model": provider.config.model, "reason": reason}),
+        )?;
+        self.deps.provider = provider;
+        Ok(())
     }
 
     pub fn tools(&self) -> &ToolRegistry {
@@ -368,11 +518,11 @@ impl Session {
 
             attempts += 1;
             let request = CompletionRequest {
-                model: provider.config.model.clone(),
+                model: self.options.model.clone().unwrap_or_else(|| provider.config.model.clone()),
                 messages: self.messages.clone(),
                 tools: self.tool_specs.clone(),
-                max_tokens: None,
-                temperature: None,
+                max_tokens: self.options.max_tokens,
+                temperature: self.options.temperature,
             };
             self.log.append(
                 "llm/request",
@@ -392,6 +542,10 @@ impl Session {
                 json!({"turn": turn, "step": step, "attempt": attempts, "provider": provider_name, "failure": failure}),
             )?;
 
+            if self.committed.as_ref().is_some_and(|c| c.load(Ordering::SeqCst)) {
+                let reason = "part of this answer already reached the client; a retry would repeat it";
+                return self.fail(turn, step, failure, reason, None);
+            }
             let earlier: Vec<&RetryRecord> = self
                 .retries
                 .iter()
@@ -452,6 +606,7 @@ impl Session {
                         }
                         event["messages_before"] = json!(self.messages.len());
                         event["messages"] = json!(messages);
+                        sink(StreamEvent::Compacted { before: self.messages.len(), after: messages.len() });
                         self.messages = messages;
                     }
                     // Durable before the wait: a process that dies now resumes with this count.

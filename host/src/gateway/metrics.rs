@@ -1,0 +1,107 @@
+//! `GET /metrics`: the gateway's Prometheus text (prometheus-client): requests by route and status,
+//! attempts, retries and failures by provider and code, tokens, and latency histograms.
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RequestLabels {
+    pub provider: String,
+    pub status: String,
+    pub stream: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct ProviderLabels {
+    pub provider: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct CodeLabels {
+    pub provider: String,
+    pub code: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct TokenLabels {
+    pub provider: String,
+    pub kind: String,
+}
+
+pub struct Metrics {
+    registry: Registry,
+    pub requests: Family<RequestLabels, Counter>,
+    pub attempts: Family<ProviderLabels, Counter>,
+    pub retries: Family<CodeLabels, Counter>,
+    pub failures: Family<CodeLabels, Counter>,
+    pub fallbacks: Family<CodeLabels, Counter>,
+    pub tokens: Family<TokenLabels, Counter>,
+    pub in_flight: Gauge,
+    pub shed: Counter,
+    pub latency: Family<ProviderLabels, Histogram>,
+    pub first_content: Family<ProviderLabels, Histogram>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        let mut registry = Registry::with_prefix("dsh_gateway");
+        let requests = Family::<RequestLabels, Counter>::default();
+        registry.register("requests", "Chat completion requests answered, by provider, status and streaming", requests.clone());
+        let attempts = Family::<ProviderLabels, Counter>::default();
+        registry.register("attempts", "Provider attempts (the first and every retry)", attempts.clone());
+        let retries = Family::<CodeLabels, Counter>::default();
+        registry.register("retries", "Retries decided by the waterfall, by the failure's canonical code", retries.clone());
+        let failures = Family::<CodeLabels, Counter>::default();
+        registry.register("failures", "Requests that ended in a failure, by canonical code", failures.clone());
+        let fallbacks = Family::<CodeLabels, Counter>::default();
+        registry.register("fallbacks", "Route fallbacks taken, by the provider given up on and the code", fallbacks.clone());
+        let tokens = Family::<TokenLabels, Counter>::default();
+        registry.register("tokens", "Tokens reported by providers (input, output)", tokens.clone());
+        let in_flight = Gauge::default();
+        registry.register("in_flight", "Requests being answered now", in_flight.clone());
+        let shed = Counter::default();
+        registry.register("shed", "Requests refused by the gateway's concurrency limits (503)", shed.clone());
+        let latency = Family::<ProviderLabels, Histogram>::new_with_constructor(|| Histogram::new(exponential_buckets(0.005, 2.0, 16)));
+        registry.register("request_duration_seconds", "Time from request to the end of the response", latency.clone());
+        let first_content = Family::<ProviderLabels, Histogram>::new_with_constructor(|| Histogram::new(exponential_buckets(0.005, 2.0, 16)));
+        registry.register("first_content_seconds", "Time from request to the first content sent (streaming)", first_content.clone());
+        Metrics { registry, requests, attempts, retries, failures, fallbacks, tokens, in_flight, shed, latency, first_content }
+    }
+}
+
+impl Metrics {
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        prometheus_client::encoding::text::encode(&mut out, &self.registry).expect("writing to a String cannot fail");
+        out
+    }
+}
+
+pub fn provider(p: &str) -> ProviderLabels {
+    ProviderLabels { provider: p.to_string() }
+}
+
+pub fn code(p: &str, c: &str) -> CodeLabels {
+    CodeLabels { provider: p.to_string(), code: c.to_string() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_prometheus_text() {
+        let m = Metrics::default();
+        m.requests.get_or_create(&RequestLabels { provider: "openai".into(), status: "200".into(), stream: "true".into() }).inc();
+        m.retries.get_or_create(&code("openai", "RATE_LIMITED")).inc();
+        m.latency.get_or_create(&provider("openai")).observe(0.2);
+        let text = m.render();
+        assert!(text.contains("dsh_gateway_requests_total{provider=\"openai\",status=\"200\",stream=\"true\"} 1"), "{text}");
+        assert!(text.contains("dsh_gateway_retries_total{provider=\"openai\",code=\"RATE_LIMITED\"} 1"), "{text}");
+        assert!(text.contains("dsh_gateway_request_duration_seconds_bucket"), "{text}");
+    }
+}
