@@ -16,6 +16,7 @@ pub mod log;
 pub mod mock;
 pub mod network;
 pub mod output;
+pub mod plan;
 pub mod recovery;
 pub mod resume;
 pub mod runtime;
