@@ -6,8 +6,10 @@ mod support;
 
 mod benchmarks;
 mod cli_run;
+mod credentials;
 mod fixtures;
 mod guests;
+mod hostile_provider;
 mod other_languages;
 mod recovery;
 mod sandbox;
