@@ -120,7 +120,7 @@ fn criterion_ns(group: &str, function: &str) -> Option<f64> {
 fn cpu_dsh_host(url: &str, dir: &Path) -> Duration {
     let before = children_cpu();
     let out = Command::new(host_binary())
-        .args(["run", "--provider", "openai-compatible", "--base-url", url, "bench"])
+        .args(["run", "--provider", "openai-compatible", "--base-url", url, "--model", "m", "bench"])
         .env("DSH_SESSIONS_DIR", dir.join("sessions"))
         .env("DSH_CACHE_DIR", dir.join("cache"))
         .stdout(Stdio::null())
@@ -177,7 +177,7 @@ fn plain_client(url: &str) {
 async fn start_to_first_request(extra: &[&str], config: Option<&Path>, cache: &Path, sessions: &Path) -> Duration {
     let mock = MockServer::start(MockScript::from_json_str(&completion_script(1, 1)).unwrap(), ([127, 0, 0, 1], 0).into()).await.unwrap();
     let url = mock.base_url();
-    let mut args: Vec<&str> = vec!["run", "--provider", "openai-compatible", "--base-url", &url];
+    let mut args: Vec<&str> = vec!["run", "--provider", "openai-compatible", "--base-url", &url, "--model", "m"];
     args.extend_from_slice(extra);
     args.push("hi");
     let mut cmd = tokio::process::Command::new(host_binary());

@@ -6,7 +6,7 @@ use crate::adapter::{Adapter, Chunk, CompletionRequest, Endpoint, FinishKind, To
 use crate::config::ProviderConfig;
 use crate::failure::LlmFailure;
 use crate::network::NetworkPolicy;
-use crate::transport::{Credential, Transport};
+use crate::transport::{Credential, SystemLookup, Transport};
 use crate::engine::ReturnCaps;
 use crate::watchdog::Watchdog;
 use std::collections::HashMap;
@@ -53,15 +53,24 @@ pub struct Provider {
 }
 
 impl Provider {
-    /// `key`: the API key, if any (the caller reads it from `config.api_key_env`).
+    /// `key`: the API key, if any, sent to this provider's allowed hosts in its credential headers.
+    /// The caller reads it from `config.api_key_env` where `config.key_env()` allows (as
+    /// `Runtime::provider` does). Fails, naming the setting, on a key no header can carry or a
+    /// `ca_file` that cannot be used.
     pub fn new(config: ProviderConfig, adapter: Arc<Adapter>, key: Option<String>) -> anyhow::Result<Self> {
         let policy = NetworkPolicy::for_provider(&config.name, &config.base_url, &config.allowed_hosts)?;
         let credential = Credential {
             key,
             source: format!("the environment variable {}", config.api_key_env),
+            missing: match config.key_env() {
+                Ok(var) => format!("set the environment variable {var}"),
+                Err(why) => why,
+            },
             required: config.api_key_required,
+            headers: config.credential_headers.clone(),
         };
-        let transport = Transport::new(policy, credential, Watchdog::new(config.stream_idle_timeout))?;
+        let watchdog = Watchdog::new(config.stream_idle_timeout);
+        let transport = Transport::build(policy, credential, watchdog, Arc::new(SystemLookup), config.ca_file.as_deref())?;
         Ok(Provider { config, adapter, transport })
     }
 
@@ -100,7 +109,7 @@ async fn attempt(
     let mut adapter = provider.adapter.instantiate().await?;
     let endpoint = Endpoint { base_url: provider.config.base_url.clone() };
     let plan = adapter.plan_request(&endpoint, request).await?;
-    let mut response = provider.transport.send(&plan).await?;
+    let mut response = provider.transport.send(&plan, adapter.name(), request).await?;
 
     if !response.is_success() {
         let body = response.read_capped_body().await;

@@ -83,6 +83,11 @@ pub struct RunArgs {
     /// Provider base URL, e.g. http://127.0.0.1:8080/v1.
     #[arg(long)]
     pub base_url: Option<String>,
+    /// Send the key in environment variable VAR to this provider, wherever its base URL points (a
+    /// preset's own variable goes only to the preset's own host; openai-compatible sends none unless
+    /// given one).
+    #[arg(long, value_name = "VAR")]
+    pub api_key_env: Option<String>,
     /// An adapter component (.wasm) to use instead of the built-in one.
     #[arg(long, value_name = "FILE.wasm")]
     pub adapter: Option<PathBuf>,
@@ -193,6 +198,10 @@ pub fn provider_config(
             cfg.base_url,
             cfg.name
         );
+    }
+    if let Some(var) = &args.api_key_env {
+        cfg.api_key_env = var.clone();
+        cfg.api_key_scope = crate::config::KeyScope::Explicit;
     }
     if let Some(path) = &args.adapter {
         cfg.adapter = GuestRef::File(path.clone());

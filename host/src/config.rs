@@ -12,7 +12,10 @@
 //!
 //! [providers.local]                   # any other name picks a preset explicitly
 //! preset = "openai-compatible"
-//! base_url = "http://127.0.0.1:8080/v1"
+//! base_url = "https://llm.corp.example/v1"
+//! api_key_env = "CORP_LLM_KEY"        # explicit, so this key goes to this provider's hosts
+//! credential_headers = ["authorization"]
+//! ca_file = "corp-ca.pem"             # extra trusted roots, relative to this file
 //!
 //! [[listeners]]                       # the recovery waterfall, in order
 //! name = "compaction-basic"
@@ -66,13 +69,69 @@ pub struct ProviderConfig {
     pub allowed_hosts: Vec<String>,
     /// The environment variable holding the API key.
     pub api_key_env: String,
+    /// Where that variable's key may be sent: see [`ProviderConfig::key_env`].
+    pub api_key_scope: KeyScope,
     /// Whether a request without a key is refused before it is sent (local servers need none).
     pub api_key_required: bool,
+    /// The header names (lower-case) the adapter may put `{credential}` in; anywhere else is the
+    /// adapter's fault.
+    pub credential_headers: Vec<String>,
+    /// Extra trusted root certificates (PEM) for this provider's TLS, added to the system's: a
+    /// self-hosted provider behind an internal CA. Read and checked when the provider is built.
+    pub ca_file: Option<PathBuf>,
     pub model: String,
     pub stream_idle_timeout: Duration,
     pub retry_policy: RetryPolicy,
     /// Overrides of the adapter's sandbox limits.
     pub adapter_limits: LimitsOverride,
+}
+
+/// Where a provider's key may go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyScope {
+    /// `api_key_env` was configured for this provider (in its `[providers.NAME]` section, by
+    /// `--api-key-env`, or by an embedding program): its key goes to the provider's allowed hosts.
+    Explicit,
+    /// The preset's default variable: its key goes only to the preset's own hosts (none for
+    /// `openai-compatible`, which has no host of its own). Pointing a hosted preset elsewhere
+    /// (`base_url`, `allowed_hosts`) does not take its key along.
+    PresetHosts(Vec<String>),
+}
+
+impl ProviderConfig {
+    /// The environment variable whose key this provider may send, or why it may send none (a
+    /// sentence naming the setting that would allow it).
+    pub fn key_env(&self) -> std::result::Result<&str, String> {
+        let hosts = match &self.api_key_scope {
+            KeyScope::Explicit => return Ok(&self.api_key_env),
+            KeyScope::PresetHosts(hosts) => hosts,
+        };
+        let fix = format!(
+            "set api_key_env under [providers.{}] (or pass --api-key-env VAR) to send a key there",
+            self.name
+        );
+        if hosts.is_empty() {
+            return Err(format!(
+                "provider '{}' sends a key only when one is configured for it: {fix}",
+                self.name
+            ));
+        }
+        let targets = crate::network::NetworkPolicy::for_provider(
+            &self.name,
+            &self.base_url,
+            &self.allowed_hosts,
+        )
+        .map(|p| p.allowed_hosts)
+        .map_err(|r| r.to_string())?;
+        match targets.iter().find(|t| !hosts.contains(t)) {
+            None => Ok(&self.api_key_env),
+            Some(other) => Err(format!(
+                "{} is the key of {} and is not sent to {other}: {fix}",
+                self.api_key_env,
+                hosts.join(", ")
+            )),
+        }
+    }
 }
 
 /// Per-guest sandbox limits set in the config (`None`: the default for the guest's kind).
@@ -382,6 +441,8 @@ struct FileProvider {
     allowed_hosts: Option<Vec<String>>,
     api_key_env: Option<String>,
     api_key_required: Option<bool>,
+    credential_headers: Option<Vec<String>>,
+    ca_file: Option<PathBuf>,
     model: Option<String>,
     stream_idle_timeout_ms: Option<f64>,
     retry_policy: Option<RetryPolicy>,
@@ -494,6 +555,14 @@ fn file_provider(name: &str, fp: FileProvider, base_dir: &Path) -> Result<Provid
     }
     if let Some(env) = fp.api_key_env {
         p.api_key_env = env;
+        p.api_key_scope = KeyScope::Explicit;
+    }
+    if let Some(headers) = fp.credential_headers {
+        p.credential_headers = crate::plan::check_credential_headers(&headers)
+            .map_err(|e| anyhow::anyhow!("[providers.{name}] {e}"))?;
+    }
+    if let Some(path) = fp.ca_file {
+        p.ca_file = Some(base_dir.join(path));
     }
     if let Some(required) = fp.api_key_required {
         p.api_key_required = required;
@@ -551,7 +620,17 @@ pub fn preset(name: &str) -> Result<ProviderConfig> {
         base_url: base_url.to_string(),
         allowed_hosts: Vec::new(),
         api_key_env: key.to_string(),
+        // The preset's own host, and only it, receives the preset's key by default.
+        api_key_scope: KeyScope::PresetHosts(
+            reqwest::Url::parse(base_url)
+                .ok()
+                .and_then(|u| u.host_str().map(str::to_string))
+                .into_iter()
+                .collect(),
+        ),
         api_key_required: true,
+        credential_headers: vec!["authorization".into()],
+        ca_file: None,
         model: model.to_string(),
         stream_idle_timeout: Duration::from_millis(DEFAULT_STREAM_IDLE_TIMEOUT_MS as u64),
         retry_policy: RetryPolicy::default(),
@@ -559,12 +638,16 @@ pub fn preset(name: &str) -> Result<ProviderConfig> {
     };
     match name {
         "openai" => Ok(base("openai", "https://api.openai.com/v1", "OPENAI_API_KEY", "gpt-4o-mini")),
-        "anthropic" => Ok(base("anthropic", "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY", "claude-sonnet-4-5")),
+        "anthropic" => Ok(ProviderConfig {
+            credential_headers: vec!["x-api-key".into()],
+            ..base("anthropic", "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY", "claude-sonnet-4-5")
+        }),
         // DeepSeek speaks OpenAI's chat-completions API; the openai adapter knows its wordings.
         "deepseek" => Ok(base("openai", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", "deepseek-chat")),
         // Local and third-party servers speaking OpenAI's API (vLLM, llama.cpp, Ollama, OpenRouter,
-        // Groq); --base-url and --model are required (no model name is right for every server), a
-        // key only if the server wants one.
+        // Groq); --base-url and --model are required (no model name is right for every server), a key
+        // only if the server wants one and only when configured explicitly (`api_key_env`):
+        // OPENAI_API_KEY never follows an arbitrary --base-url.
         "openai-compatible" => Ok(ProviderConfig { api_key_required: false, ..base("openai", "", "OPENAI_API_KEY", "") }),
         other => bail!("unknown provider '{other}': the built-in providers are {}", PRESETS.join(", ")),
     }

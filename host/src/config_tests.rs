@@ -244,3 +244,74 @@ fn every_preset_is_usable_without_a_file() {
     assert_eq!(deepseek.api_key_env, "DEEPSEEK_API_KEY");
     assert!(c.provider("openai-compatible").unwrap().base_url.is_empty(), "needs --base-url");
 }
+
+#[test]
+fn a_presets_key_goes_only_to_the_presets_own_hosts() {
+    let c = Config::builtin();
+    let openai = c.provider("openai").unwrap();
+    assert_eq!(openai.key_env(), Ok("OPENAI_API_KEY"));
+    assert_eq!(c.provider("anthropic").unwrap().key_env(), Ok("ANTHROPIC_API_KEY"));
+    assert_eq!(c.provider("deepseek").unwrap().key_env(), Ok("DEEPSEEK_API_KEY"));
+
+    // Pointed elsewhere, by base_url or allowed_hosts, the preset's key stays home.
+    let moved = parse("[providers.openai]\nbase_url = \"https://llm.internal.example/v1\"").unwrap();
+    let e = moved.provider("openai").unwrap().key_env().unwrap_err();
+    assert!(
+        e.contains("OPENAI_API_KEY is the key of api.openai.com and is not sent to llm.internal.example")
+            && e.contains("api_key_env under [providers.openai]")
+            && e.contains("--api-key-env"),
+        "{e}"
+    );
+    let widened = parse("[providers.openai]\nallowed_hosts = [\"api.openai.com\", \"evil.example\"]").unwrap();
+    assert!(widened.provider("openai").unwrap().key_env().unwrap_err().contains("not sent to evil.example"));
+    let same = parse("[providers.openai]\nbase_url = \"https://API.OpenAI.com./v1/\"").unwrap();
+    assert_eq!(same.provider("openai").unwrap().key_env(), Ok("OPENAI_API_KEY"));
+
+    // Named explicitly, the variable goes where the provider's requests go.
+    let explicit = parse(
+        "[providers.openai]\nbase_url = \"https://llm.internal.example/v1\"\napi_key_env = \"OPENAI_API_KEY\"",
+    )
+    .unwrap();
+    assert_eq!(explicit.provider("openai").unwrap().key_env(), Ok("OPENAI_API_KEY"));
+}
+
+#[test]
+fn openai_compatible_sends_a_key_only_when_configured_for_it() {
+    let c = parse(
+        "[providers.local]\npreset = \"openai-compatible\"\nbase_url = \"http://127.0.0.1:8080/v1\"\n\
+         [providers.groq]\npreset = \"openai-compatible\"\nbase_url = \"https://api.groq.com/openai/v1\"\napi_key_env = \"GROQ_API_KEY\"",
+    )
+    .unwrap();
+    let e = c.provider("local").unwrap().key_env().unwrap_err();
+    assert!(e.contains("provider 'local' sends a key only when one is configured for it"), "{e}");
+    assert_eq!(c.provider("groq").unwrap().key_env(), Ok("GROQ_API_KEY"));
+    assert_eq!(c.provider("groq").unwrap().api_key_scope, KeyScope::Explicit);
+}
+
+#[test]
+fn credential_headers_default_per_preset_and_are_checked() {
+    let c = Config::builtin();
+    assert_eq!(c.provider("openai").unwrap().credential_headers, ["authorization"]);
+    assert_eq!(c.provider("deepseek").unwrap().credential_headers, ["authorization"]);
+    assert_eq!(c.provider("openai-compatible").unwrap().credential_headers, ["authorization"]);
+    assert_eq!(c.provider("anthropic").unwrap().credential_headers, ["x-api-key"]);
+    let gemini = parse(
+        "[providers.gemini]\npreset = \"openai-compatible\"\ncredential_headers = [\"X-Goog-Api-Key\"]",
+    )
+    .unwrap();
+    assert_eq!(gemini.provider("gemini").unwrap().credential_headers, ["x-goog-api-key"]);
+    let e = err("[providers.openai]\ncredential_headers = [\"host\"]");
+    assert!(e.contains("[providers.openai] credential_headers has \"host\""), "{e}");
+    assert!(err("[providers.openai]\ncredential_headers = []").contains("credential_headers is empty"));
+    assert!(err("[providers.openai]\ncredential_headers = [\"x key\"]").contains("not a valid HTTP header name"));
+}
+
+#[test]
+fn ca_file_is_relative_to_the_config_file() {
+    let c = parse("[providers.openai]\nca_file = \"certs/internal-ca.pem\"").unwrap();
+    assert_eq!(
+        c.provider("openai").unwrap().ca_file.as_deref(),
+        Some(Path::new("/etc/dsh/certs/internal-ca.pem"))
+    );
+    assert_eq!(Config::builtin().provider("openai").unwrap().ca_file, None);
+}

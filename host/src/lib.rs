@@ -17,6 +17,7 @@ pub mod log;
 pub mod mock;
 pub mod network;
 pub mod output;
+pub mod plan;
 pub mod recovery;
 pub mod redact;
 pub mod resume;

@@ -45,7 +45,7 @@ impl NetworkPolicy {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(Refusal(format!("the request URL {url} is not http(s)")));
         }
-        if !self.allowed_hosts.iter().any(|h| *h == host) {
+        if !self.allowed_hosts.contains(&host) {
             return Err(Refusal(format!(
                 "host '{host}' is not an allowed host of provider '{}' (allowed: {}); add it to \
                  allowed_hosts under [providers.{}] if it should be",

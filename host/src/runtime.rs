@@ -47,7 +47,12 @@ impl Runtime {
         let source = adapter_source(&config.adapter)?;
         let limits = limits_for(&source, &config.adapter_limits);
         let adapter = Adapter::load(&self.engine, &source, limits).await?;
-        let key = std::env::var(&config.api_key_env).ok();
+        // A variable the provider may not send (a preset's key, with the base URL pointed elsewhere)
+        // is not even read.
+        let key = match config.key_env() {
+            Ok(var) => read_key(var)?,
+            Err(_) => None,
+        };
         Ok(Arc::new(Provider::new(config, Arc::new(adapter), key)?))
     }
 
@@ -56,6 +61,18 @@ impl Runtime {
             provider,
             recovery: self.recovery.clone(),
         }
+    }
+}
+
+/// The key in environment variable `var`, if set. Never printed: a value that is not text is
+/// refused naming the variable only (the transport refuses one a header cannot carry).
+fn read_key(var: &str) -> Result<Option<String>> {
+    match std::env::var(var) {
+        Ok(key) => Ok(Some(key)),
+        Err(std::env::VarError::NotPresent) => Ok(None),
+        Err(std::env::VarError::NotUnicode(_)) => anyhow::bail!(
+            "the environment variable {var} holds bytes that are not text; an API key is plain ASCII: fix its value"
+        ),
     }
 }
 

@@ -3,20 +3,29 @@
 //! that provider's network policy, key and watchdog.
 //!
 //! No automatic retries: one `send` is one provider attempt; retrying is the recovery waterfall's
-//! decision. The credential is inserted here, only into requests the policy allows, and redacted from
-//! every failure; a guest never sees it.
+//! decision. reqwest's own retries (HTTP/2 REFUSED_STREAM and GOAWAY) are off; the only retry left
+//! below the policy is hyper's resend of a request that was never written to a pooled connection the
+//! server had already closed, which the provider never receives. The plan is checked (`plan`) before
+//! any connection. The credential is inserted here, only into the provider's credential headers of
+//! requests the policy allows, and redacted from every failure; a guest never sees it.
+//!
+//! Compressed bodies are never inflated: reqwest is built without its gzip/brotli/deflate/zstd
+//! features, so no `accept-encoding` is sent and a `content-encoding` answer reaches the adapter as
+//! the raw bytes, under the same caps as any body.
 
-use crate::adapter::{HttpPlan, ResponseHead};
+use crate::adapter::{CompletionRequest, HttpPlan, ResponseHead};
 use crate::failure::LlmFailure;
 use crate::network::NetworkPolicy;
+use crate::plan;
 use crate::redact::{Redactor, StreamRedactor};
 use crate::watchdog::{IdleTimer, Watchdog};
+use anyhow::Context;
 use std::net::SocketAddr;
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// The placeholder an adapter puts in a header value where the provider's key goes.
-pub const CREDENTIAL_PLACEHOLDER: &str = "{credential}";
+pub use crate::plan::CREDENTIAL_PLACEHOLDER;
 
 /// Non-2xx bodies are read whole for classification, up to this size.
 pub const MAX_ERROR_BODY_BYTES: usize = 1 << 20;
@@ -27,16 +36,22 @@ pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 64 << 20;
 /// Redirects followed at most (307/308 to an allowed host only).
 const MAX_REDIRECTS: usize = 5;
 
-/// The provider's key and where it comes from.
+/// The provider's key, where it comes from and where it may go.
 #[derive(Clone)]
 pub struct Credential {
-    /// The API key, if any. Redacted from every message.
+    /// The API key, if any. Redacted from every message. Checked when the transport is built: it must
+    /// be something an HTTP header can carry.
     pub key: Option<String>,
-    /// Where the key comes from, for the "no key" message (e.g. `the environment variable OPENAI_API_KEY`).
+    /// Where the key comes from, for messages (e.g. `the environment variable OPENAI_API_KEY`).
     pub source: String,
+    /// Without a key: how to give one (e.g. `set the environment variable OPENAI_API_KEY`, or why the
+    /// preset's key is not sent to this base URL), for the `AUTH` failure.
+    pub missing: String,
     /// Without a key: fail (`true`), or send the request without the credential header (`false`, for
     /// local servers such as llama.cpp or Ollama that need none).
     pub required: bool,
+    /// The header names (lower-case) that may carry the key (`authorization`, `x-api-key`, ...).
+    pub headers: Vec<String>,
 }
 
 #[derive(Clone)]
@@ -53,21 +68,45 @@ pub struct Transport {
 
 impl Transport {
     pub fn new(policy: NetworkPolicy, credential: Credential, watchdog: Watchdog) -> anyhow::Result<Self> {
-        Self::with_lookup(policy, credential, watchdog, Arc::new(SystemLookup))
+        Self::build(policy, credential, watchdog, Arc::new(SystemLookup), None)
     }
 
     /// Like `new`, with the name lookup given: pinned addresses for split-horizon setups, or a
     /// fixed answer in tests. The policy still judges every address it returns.
     pub fn with_lookup(policy: NetworkPolicy, credential: Credential, watchdog: Watchdog, lookup: Arc<dyn NameLookup>) -> anyhow::Result<Self> {
+        Self::build(policy, credential, watchdog, lookup, None)
+    }
+
+    /// The full constructor: `ca_file`, a PEM file of extra trusted root certificates (a provider
+    /// behind an internal CA), is read and checked here, so a wrong path or a file without a
+    /// certificate stops the start-up naming the file. A key no HTTP header can carry stops it too.
+    pub fn build(policy: NetworkPolicy, credential: Credential, watchdog: Watchdog, lookup: Arc<dyn NameLookup>, ca_file: Option<&Path>) -> anyhow::Result<Self> {
+        let credential = Credential { key: credential.key.filter(|k| !k.is_empty()), ..credential };
+        if let Some(key) = &credential.key {
+            check_key(key, &credential.source)?;
+        }
+        let provider = policy.provider.clone();
         let policy = Arc::new(policy);
-        let client = reqwest::Client::builder()
+        let mut builder = reqwest::Client::builder()
             // Redirects are handled in `send`, where the policy can judge each one.
             .redirect(reqwest::redirect::Policy::none())
+            // reqwest retries HTTP/2 REFUSED_STREAM and GOAWAY by default (a refused provider saw 3
+            // requests for 1 logged attempt). One send is one provider attempt; the policy retries.
+            .retry(reqwest::retry::never())
             .connect_timeout(watchdog.idle().min(Duration::from_secs(30)))
             .dns_resolver(Arc::new(GuardedResolver { policy: policy.clone(), lookup }))
-            .user_agent(concat!("dsh-host/", env!("CARGO_PKG_VERSION")))
-            .build()?;
-        let credential = Credential { key: credential.key.filter(|k| !k.is_empty()), ..credential };
+            .user_agent(concat!("dsh-host/", env!("CARGO_PKG_VERSION")));
+        if let Some(path) = ca_file {
+            builder = builder.tls_certs_merge(read_ca_file(&provider, path)?);
+        }
+        let client = builder.build().map_err(|e| match ca_file {
+            Some(path) => anyhow::anyhow!(
+                "provider '{provider}': ca_file {}: cannot use its certificates: {}",
+                path.display(),
+                innermost(&e)
+            ),
+            None => anyhow::anyhow!("provider '{provider}': cannot build the HTTP client: {}", innermost(&e)),
+        })?;
         let redactor = credential.key.as_deref().and_then(Redactor::new);
         if credential.key.is_some() && redactor.is_none() {
             tracing::warn!(
@@ -108,20 +147,19 @@ impl Transport {
         LlmFailure { message: self.redact(&failure.message), request_id: failure.request_id.map(|r| self.redact(&r)), ..failure }
     }
 
-    /// Sends the plan and waits for the response head (following only redirects the policy allows).
-    pub async fn send(&self, plan: &HttpPlan) -> Result<ProviderResponse, LlmFailure> {
-        let method = reqwest::Method::from_bytes(plan.method.as_bytes())
-            .map_err(|_| LlmFailure::new("ADAPTER_FAULT", format!("the adapter planned an invalid HTTP method {:?}", plan.method)))?;
-        let mut url = reqwest::Url::parse(&plan.url)
-            .map_err(|e| LlmFailure::new("ADAPTER_FAULT", format!("the adapter planned an invalid URL {:?}: {e}", plan.url)))?;
-        let headers = self.headers(plan)?;
+    /// Checks the plan guest `guest` made for `request` (an invalid plan is its `ADAPTER_FAULT`,
+    /// before any connection), sends it and waits for the response head (following only redirects
+    /// the policy allows).
+    pub async fn send(&self, plan: &HttpPlan, guest: &str, request: &CompletionRequest) -> Result<ProviderResponse, LlmFailure> {
+        let checked = plan::check(plan, guest, &self.policy.provider, &self.credential.headers, request)?;
+        let method = checked.method;
+        let mut url = checked.url;
+        let headers = self.headers(&checked.headers)?;
+        let body = bytes::Bytes::copy_from_slice(checked.body);
         for _ in 0..=MAX_REDIRECTS {
             // Before any connection: the URL must be allowed; the key goes nowhere else.
             self.policy.check_url(&url).map_err(|r| LlmFailure::new("INVALID_REQUEST", format!("refused: {r}")))?;
-            let mut request = self.client.request(method.clone(), url.clone()).body(plan.body.clone());
-            for (name, value) in &headers {
-                request = request.header(name.as_str(), value.as_str());
-            }
+            let request = self.client.request(method.clone(), url.clone()).headers(headers.clone()).body(body.clone());
             let response = self
                 .watchdog
                 .guard(|| format!("no response head from {}", host_of(&url)), request.send())
@@ -148,27 +186,35 @@ impl Transport {
         Err(LlmFailure::new("INVALID_REQUEST", format!("more than {MAX_REDIRECTS} redirects from {}", host_of(&url))))
     }
 
-    /// The plan's headers with the credential inserted.
-    fn headers(&self, plan: &HttpPlan) -> Result<Vec<(String, String)>, LlmFailure> {
-        let mut out = Vec::with_capacity(plan.headers.len());
-        for (name, value) in &plan.headers {
-            if !value.contains(CREDENTIAL_PLACEHOLDER) {
-                out.push((name.clone(), value.clone()));
-                continue;
-            }
-            match &self.credential.key {
-                Some(key) => out.push((name.clone(), value.replace(CREDENTIAL_PLACEHOLDER, key))),
-                None if !self.credential.required => {}
-                None => {
-                    return Err(LlmFailure::new(
-                        "AUTH",
-                        format!(
-                            "provider '{}' needs an API key: set {} (the adapter asked for a credential in header '{}')",
-                            self.policy.provider, self.credential.source, name
-                        ),
-                    ));
+    /// The checked plan's headers with the credential inserted (`plan::check` has already refused
+    /// the placeholder anywhere but the provider's credential headers). Values are valid: the plan's
+    /// were checked, and so was the key when the transport was built.
+    fn headers(&self, planned: &[(reqwest::header::HeaderName, &str)]) -> Result<reqwest::header::HeaderMap, LlmFailure> {
+        let mut out = reqwest::header::HeaderMap::with_capacity(planned.len());
+        for (name, value) in planned {
+            let value = if !value.contains(CREDENTIAL_PLACEHOLDER) {
+                reqwest::header::HeaderValue::from_str(value)
+            } else {
+                match &self.credential.key {
+                    Some(key) => reqwest::header::HeaderValue::from_str(&value.replace(CREDENTIAL_PLACEHOLDER, key)).map(|mut v| {
+                        // Never indexed by HPACK, never printed by Debug.
+                        v.set_sensitive(true);
+                        v
+                    }),
+                    None if !self.credential.required => continue,
+                    None => {
+                        return Err(LlmFailure::new(
+                            "AUTH",
+                            format!(
+                                "provider '{}' needs an API key and has none: {} (the adapter asked for it in header '{}')",
+                                self.policy.provider, self.credential.missing, name
+                            ),
+                        ));
+                    }
                 }
-            }
+            };
+            let value = value.map_err(|_| LlmFailure::new("INVALID_REQUEST", format!("header '{name}' could not be built after the checks passed")))?;
+            out.append(name.clone(), value);
         }
         Ok(out)
     }
@@ -202,6 +248,24 @@ impl Transport {
         if let Some(refusal) = find_refusal(e) {
             return LlmFailure::new("INVALID_REQUEST", format!("refused to connect to {host}: {refusal}"));
         }
+        if head_too_large(e) {
+            // hyper stops reading a head at 100 headers or about 400 KiB: memory and time stay bounded.
+            // The same server answers the same way next time, so five retries would only cost time.
+            return LlmFailure::new(
+                "INVALID_REQUEST",
+                format!(
+                    "the response head from {host} exceeded dsh-host's limits (at most {} headers and {} KiB of head); \
+                     dsh-host stopped reading it and does not retry, since the answer is deterministic: check base_url \
+                     points at the provider's API",
+                    RESPONSE_MAX_HEADERS,
+                    RESPONSE_MAX_HEAD_BYTES >> 10
+                ),
+            );
+        }
+        if let Some(refusal) = h2_refusal(e) {
+            // Retryable like any network failure, but by the policy, which logs each attempt.
+            return LlmFailure::new("NETWORK", format!("{host} {refusal}; dsh-host does not resend it by itself"));
+        }
         let code = if e.is_timeout() { "TIMEOUT" } else { "NETWORK" };
         let what = if e.is_connect() { format!("could not connect to {host}: {cause}") } else { format!("{doing} to {host} failed: {cause}") };
         LlmFailure::new(code, what)
@@ -229,6 +293,77 @@ fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
         source = s.source();
     }
     parts.join(": ")
+}
+
+/// Limits hyper applies to an HTTP/1 response head (its defaults, which reqwest keeps): a head over
+/// either is a parse error, recognised by [`head_too_large`].
+pub const RESPONSE_MAX_HEADERS: usize = 100;
+pub const RESPONSE_MAX_HEAD_BYTES: usize = 8192 + 4096 * 100;
+
+/// hyper refused the response head as too large (too many headers, or too many bytes).
+fn head_too_large(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut source = e.source();
+    while let Some(s) = source {
+        if let Some(h) = s.downcast_ref::<hyper::Error>() {
+            // `is_parse_too_large` exists only with hyper's server feature; hyper's text for this
+            // parse error is fixed, and the hostile-provider tests fail if it ever changes.
+            return h.is_parse() && h.to_string() == "message head is too large";
+        }
+        source = s.source();
+    }
+    false
+}
+
+/// An HTTP/2 provider's refusal of the request, in words: the protocol's own texts ("not a result
+/// of an error" for a GOAWAY) do not say what happened.
+fn h2_refusal(e: &(dyn std::error::Error + 'static)) -> Option<String> {
+    let mut source = e.source();
+    while let Some(s) = source {
+        if let Some(h) = s.downcast_ref::<h2::Error>() {
+            return match h.reason() {
+                Some(h2::Reason::REFUSED_STREAM) if h.is_reset() && h.is_remote() => {
+                    Some("refused the request over HTTP/2 (RST_STREAM REFUSED_STREAM: it did not process it)".into())
+                }
+                Some(reason) if h.is_go_away() && h.is_remote() => {
+                    Some(format!("closed the HTTP/2 connection (GOAWAY {reason:?}) without answering the request"))
+                }
+                _ => None,
+            };
+        }
+        source = s.source();
+    }
+    None
+}
+
+/// A key goes into a header value (`Bearer {key}`): refuse at start-up what a header cannot carry,
+/// naming where the key came from and what is wrong with it, never the key.
+fn check_key(key: &str, source: &str) -> anyhow::Result<()> {
+    let len = key.chars().count();
+    if let Some((at, what)) = plan::invalid_value_char(key) {
+        anyhow::bail!(
+            "the API key in {source} cannot be sent in an HTTP header: it {what} at character {} of {len}; \
+             fix the value (a trailing line break often comes from a file with Windows line endings)",
+            at + 1
+        );
+    }
+    if key.starts_with([' ', '\t']) || key.ends_with([' ', '\t']) {
+        anyhow::bail!("the API key in {source} starts or ends with whitespace ({len} characters); remove it");
+    }
+    Ok(())
+}
+
+/// The certificates of a provider's `ca_file`, or an error naming the file and what is wrong.
+fn read_ca_file(provider: &str, path: &Path) -> anyhow::Result<Vec<reqwest::Certificate>> {
+    let pem = std::fs::read(path).with_context(|| format!("provider '{provider}': cannot read ca_file {}", path.display()))?;
+    let certs = reqwest::Certificate::from_pem_bundle(&pem)
+        .map_err(|e| anyhow::anyhow!("provider '{provider}': ca_file {} is not a PEM certificate file: {}", path.display(), innermost(&e)))?;
+    if certs.is_empty() {
+        anyhow::bail!(
+            "provider '{provider}': ca_file {} holds no certificate (expected PEM blocks starting with -----BEGIN CERTIFICATE-----)",
+            path.display()
+        );
+    }
+    Ok(certs)
 }
 
 fn find_refusal(e: &(dyn std::error::Error + 'static)) -> Option<String> {

@@ -6,9 +6,11 @@ mod support;
 
 mod benchmarks;
 mod cli_run;
+mod credentials;
 mod field;
 mod fixtures;
 mod guests;
+mod hostile_provider;
 mod other_languages;
 mod recovery;
 mod sandbox;

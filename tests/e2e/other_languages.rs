@@ -69,6 +69,7 @@ fn gemini_config(scratch: &Scratch, base_url: &str, extra: &str) {
          adapter = {:?}\n\
          api_key_env = \"GEMINI_API_KEY\"\n\
          api_key_required = true\n\
+         credential_headers = [\"x-goog-api-key\"]\n\
          base_url = \"{base_url}\"\n\
          model = \"gemini-2.5-flash\"\n\
          [providers.gemini.retry_policy]\n\

@@ -191,7 +191,7 @@ impl NameLookup for Pinned {
 async fn an_allowed_public_name_that_resolves_into_the_local_network_is_refused() {
     let cfg = provider_config("https://api.example.com/v1", "m");
     let policy = NetworkPolicy::for_provider(&cfg.name, &cfg.base_url, &[]).unwrap();
-    let credential = Credential { key: Some(TEST_KEY.into()), source: "test".into(), required: true };
+    let credential = Credential { key: Some(TEST_KEY.into()), source: "test".into(), missing: "test".into(), required: true, headers: vec!["authorization".into()] };
     for ip in ["127.0.0.1", "169.254.169.254", "10.0.0.7"] {
         let transport = Transport::with_lookup(policy.clone(), credential.clone(), Watchdog::new(Duration::from_secs(5)), Arc::new(Pinned(ip.parse().unwrap()))).unwrap();
         let p = Provider::with_transport(cfg.clone(), openai(&engine()).await, transport);
@@ -206,7 +206,7 @@ async fn response_bodies_are_size_capped() {
     let mock = mock(r#"{"steps":[{"completion":{"text":["aaaaaaaaaa","bbbbbbbbbb","cccccccccc","dddddddddd","eeeeeeeeee"]}}]}"#).await;
     let cfg = provider_config(&mock.base_url(), "m");
     let policy = NetworkPolicy::for_provider(&cfg.name, &cfg.base_url, &[]).unwrap();
-    let credential = Credential { key: None, source: "test".into(), required: false };
+    let credential = Credential { key: None, source: "test".into(), missing: "test".into(), required: false, headers: vec!["authorization".into()] };
     let transport = Transport::new(policy, credential, Watchdog::new(Duration::from_secs(5))).unwrap().with_max_response_bytes(300);
     let p = Provider::with_transport(cfg, openai(&engine()).await, transport);
     let f = attempt(&p).await.unwrap_err();

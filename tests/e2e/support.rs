@@ -39,10 +39,16 @@ impl Scratch {
         path
     }
 
-    /// The binary, with the scratch environment, ready to spawn.
+    /// The binary, with the scratch environment, ready to spawn. With `key`, the key is in
+    /// OPENAI_API_KEY and a `run` is told to send it (`--api-key-env OPENAI_API_KEY`): the mock is
+    /// not api.openai.com, and a preset's key goes only to the preset's own host unless configured.
     pub fn command(&self, args: &[&str], key: Option<&str>) -> tokio::process::Command {
         let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_dsh-host"));
-        cmd.args(args)
+        let mut args = args.to_vec();
+        if key.is_some() && args.first() == Some(&"run") && !args.contains(&"--api-key-env") {
+            args.splice(1..1, ["--api-key-env", "OPENAI_API_KEY"]);
+        }
+        cmd.args(&args)
             .env("DSH_SESSIONS_DIR", self.sessions())
             .env("DSH_CACHE_DIR", shared_cache_dir())
             .env_remove("OPENAI_API_KEY")
@@ -256,6 +262,7 @@ fn build_other_language_guests() -> Result<OtherLanguageGuests, String> {
     let scratch = Scratch::new();
     scratch.config(&format!(
         "[providers.gemini]\npreset = \"openai-compatible\"\nadapter = {:?}\napi_key_env = \"DSH_WARM_UP_NO_KEY\"\n\
+         credential_headers = [\"x-goog-api-key\"]\n\
          api_key_required = true\nbase_url = \"http://127.0.0.1:9/v1beta\"\nmodel = \"gemini-2.5-flash\"\n\
          [[listeners]]\nwasm = {:?}\nconfig = {{ budget_ms = 1 }}\n",
         gemini.display().to_string(),

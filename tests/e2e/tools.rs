@@ -54,13 +54,15 @@ impl Preset {
 
     /// `dsh-host ARGS`: `run --provider P --base-url URL` first, then `rest`; the key in P's variable.
     fn command(self, scratch: &Scratch, url: &str, rest: &[&str]) -> tokio::process::Command {
-        let mut args = vec!["run", "--provider", self.name(), "--base-url", url];
+        // The mock is not the preset's own host: its key goes there only when named explicitly.
+        let var = match self {
+            Preset::OpenAi => "OPENAI_API_KEY",
+            Preset::Anthropic => "ANTHROPIC_API_KEY",
+        };
+        let mut args = vec!["run", "--provider", self.name(), "--base-url", url, "--api-key-env", var];
         args.extend_from_slice(rest);
         let mut cmd = scratch.command(&args, None);
-        match self {
-            Preset::OpenAi => cmd.env("OPENAI_API_KEY", TEST_KEY),
-            Preset::Anthropic => cmd.env("ANTHROPIC_API_KEY", TEST_KEY),
-        };
+        cmd.env(var, TEST_KEY);
         cmd
     }
 

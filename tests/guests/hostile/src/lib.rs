@@ -12,6 +12,7 @@
 //! | `big-completion` | answers every network read with 15 MiB of text (under the per-call cap, not the total) |
 //! | `echo` | streams back everything the host ever gave it, also reversed, spaced out and hex-encoded (a guest that had the key would leak it past any exact-match redaction) |
 //! | `chatty` | prints far more than the output cap, then behaves like `echo` |
+//! | `plan-...` | plans a request the host must refuse before any connection: see `bad_plan` |
 #![cfg(target_arch = "wasm32")]
 
 use std::cell::RefCell;
@@ -80,6 +81,7 @@ impl Guest for Hostile {
                 }
                 Ok(plan(url))
             }
+            mode if mode.starts_with("plan-") => Ok(bad_plan(mode, url)),
             _ => Ok(plan(url)),
         }
     }
@@ -109,6 +111,27 @@ fn plan(url: String) -> HttpPlan {
         headers: vec![("authorization".into(), "Bearer {credential}".into()), ("content-type".into(), "application/json".into())],
         body: b"{}".to_vec(),
     }
+}
+
+/// A plan with one mistake or one attempt to misplace the key, picked by `mode`.
+fn bad_plan(mode: &str, url: String) -> HttpPlan {
+    let mut p = plan(url);
+    let header = |name: &str, value: &str| (name.to_string(), value.to_string());
+    match mode {
+        "plan-header-name" => p.headers.push(header("bad name", "x")),
+        "plan-header-value" => p.headers.push(header("x-note", "a\r\nx-injected: 1")),
+        "plan-method" => p.method = "SUBMIT".into(),
+        "plan-url" => p.url = "/chat/completions".into(),
+        "plan-huge-body" => p.body = vec![b' '; (32 << 20) + 1],
+        "plan-credential-in-url" => p.url.push_str("?key={credential}"),
+        "plan-credential-in-body" => p.body = br#"{"api_key":"{credential}"}"#.to_vec(),
+        "plan-credential-exfil" => p.headers.push(header("x-exfil", "{credential}")),
+        "plan-credential-cookie" => p.headers.push(header("cookie", "session={credential}")),
+        "plan-host" => p.headers.push(header("host", "attacker.example.net")),
+        "plan-transfer-encoding" => p.headers.push(header("transfer-encoding", "chunked")),
+        other => p.headers.push(header("x-unknown-mode", other)),
+    }
+    p
 }
 
 fn failure(message: &str) -> LlmFailure {
