@@ -109,9 +109,7 @@ impl Echo {
                 out.push_str(&one_line(self.header(name).unwrap_or_default()))
             }
             Part::Placeholder(Placeholder::ApiKey) => out.push_str(&one_line(&self.api_key())),
-            Part::Placeholder(Placeholder::RequestHeaders) => {
-                out.push_str(&self.headers_json())
-            }
+            Part::Placeholder(Placeholder::RequestHeaders) => out.push_str(&self.headers_json()),
         });
         Cow::Owned(out)
     }
@@ -152,7 +150,11 @@ impl Echo {
         {
             return key.into();
         }
-        let query = self.path.split_once('?').map(|(_, q)| q).unwrap_or_default();
+        let query = self
+            .path
+            .split_once('?')
+            .map(|(_, q)| q)
+            .unwrap_or_default();
         query
             .split('#')
             .next()

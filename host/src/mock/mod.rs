@@ -18,11 +18,17 @@ mod server;
 mod validate;
 
 #[cfg(test)]
+mod echo_tests;
+#[cfg(test)]
+mod record_tests;
+#[cfg(test)]
 mod script_tests;
 #[cfg(test)]
 mod server_tests;
 #[cfg(test)]
 mod shape_tests;
+#[cfg(test)]
+mod traffic_tests;
 
 pub use echo::Echo;
 pub use render::{RenderCtx, Shape, SseEvent};

@@ -149,7 +149,6 @@ impl Shape {
         }
     }
 
-
     /// The events of a completion, each after the completion's `delay_ms`, and whether to end with
     /// `data: [DONE]`. The events are generated as they are taken; what could make the shape refuse
     /// the completion is checked here, before any of them. `Err` says why this shape cannot render
@@ -257,17 +256,15 @@ fn openai_chat<'a>(c: &'a Completion, ctx: &'a RenderCtx) -> Chunks<'a> {
             let args = call.arguments.iter().map({
                 let chunk = chunk.clone();
                 move |piece| {
-                    let delta = json!({ "index": i, "function": { "arguments": ctx.echo.fill(piece) } });
+                    let delta =
+                        json!({ "index": i, "function": { "arguments": ctx.echo.fill(piece) } });
                     chunk(json!({ "tool_calls": [delta] }), Value::Null)
                 }
             });
             once(chunk(json!({ "tool_calls": [open] }), Value::Null)).chain(args)
         }
     });
-    let finish = c
-        .finish
-        .iter()
-        .map(move |f| chunk(json!({}), json!(f)));
+    let finish = c.finish.iter().map(move |f| chunk(json!({}), json!(f)));
     let usage = c.usage.iter().map(move |u| {
         let mut v = with("choices", json!([]));
         v["usage"] = json!({ "prompt_tokens": u.prompt_tokens,
@@ -297,7 +294,9 @@ fn anthropic_block<'a>(
         .chain(deltas.map(
             move |delta| json!({ "type": "content_block_delta", "index": index, "delta": delta }),
         ))
-        .chain(once(json!({ "type": "content_block_stop", "index": index })))
+        .chain(once(
+            json!({ "type": "content_block_stop", "index": index }),
+        ))
 }
 
 /// Events in the order Anthropic sends them: `message_start`, a `ping`, one content block each for
@@ -341,9 +340,10 @@ fn anthropic_messages<'a>(c: &'a Completion, ctx: &'a RenderCtx) -> Chunks<'a> {
     });
     let first_call = next_index();
     let calls = c.tool_calls.iter().enumerate().flat_map(move |(i, call)| {
-        let deltas = call.arguments.iter().map(
-            |a| json!({ "type": "input_json_delta", "partial_json": ctx.echo.fill(a) }),
-        );
+        let deltas = call
+            .arguments
+            .iter()
+            .map(|a| json!({ "type": "input_json_delta", "partial_json": ctx.echo.fill(a) }));
         let start = json!({ "type": "tool_use", "id": call.id, "name": call.name, "input": {} });
         anthropic_block(first_call + i, start, deltas)
     });
@@ -412,9 +412,7 @@ fn gemini_generate<'a>(c: &'a Completion, ctx: &'a RenderCtx) -> Result<Chunks<'
         .chain((!calls.is_empty()).then_some(calls))
         .peekable();
     let response_id = format!("mock-response-{}", ctx.step);
-    let chunk = move |candidate: Value| {
-        json!({ "candidates": [candidate], "modelVersion": model(c), "responseId": response_id })
-    };
+    let chunk = move |candidate: Value| json!({ "candidates": [candidate], "modelVersion": model(c), "responseId": response_id });
     let finish = move |chunk: &mut Value| {
         let Some(finish) = &c.finish else { return };
         chunk["candidates"][0]["finishReason"] = json!(gemini_finish_reason(finish));
@@ -427,24 +425,21 @@ fn gemini_generate<'a>(c: &'a Completion, ctx: &'a RenderCtx) -> Result<Chunks<'
     };
     // The finish goes on the last chunk, which is known only by looking one ahead.
     let mut sent_any = false;
-    Ok(Box::new(std::iter::from_fn(move || {
-        match parts.next() {
-            Some(p) => {
-                let mut out =
-                    chunk(json!({ "content": { "role": "model", "parts": p }, "index": 0 }));
-                if parts.peek().is_none() {
-                    finish(&mut out);
-                }
-                sent_any = true;
-                Some(out)
-            }
-            None if !sent_any && c.finish.is_some() => {
-                sent_any = true;
-                let mut out = chunk(json!({ "index": 0 }));
+    Ok(Box::new(std::iter::from_fn(move || match parts.next() {
+        Some(p) => {
+            let mut out = chunk(json!({ "content": { "role": "model", "parts": p }, "index": 0 }));
+            if parts.peek().is_none() {
                 finish(&mut out);
-                Some(out)
             }
-            None => None,
+            sent_any = true;
+            Some(out)
         }
+        None if !sent_any && c.finish.is_some() => {
+            sent_any = true;
+            let mut out = chunk(json!({ "index": 0 }));
+            finish(&mut out);
+            Some(out)
+        }
+        None => None,
     })))
 }

@@ -177,7 +177,10 @@ fn render_refuses_what_a_shape_cannot_send() {
 
     // Gemini sends whole arguments as an object, so they must parse as one.
     let bad = completion(r#"{"tool_calls": [{"id": "a", "name": "f", "arguments": ["{\"x\":"]}]}"#);
-    let msg = Shape::GeminiGenerate.render(&bad, None, &ctx).err().unwrap();
+    let msg = Shape::GeminiGenerate
+        .render(&bad, None, &ctx)
+        .err()
+        .unwrap();
     assert!(
         msg.contains("tool_calls[0]") && msg.contains("not JSON") && msg.contains("events"),
         "{msg}"
@@ -187,7 +190,8 @@ fn render_refuses_what_a_shape_cannot_send() {
     );
     let msg = Shape::GeminiGenerate
         .render(&array, None, &ctx)
-        .err().unwrap();
+        .err()
+        .unwrap();
     assert!(
         msg.contains("tool_calls[1]") && msg.contains("not a JSON object"),
         "{msg}"

@@ -62,7 +62,11 @@ fn body(step: &Step) -> Result<Vec<&'static str>, String> {
         );
     }
     if let Some(b64) = &step.body_base64 {
-        decode_base64(b64).map_err(|e| format!("body_base64 is not valid base64 ({e}); use the standard alphabet A-Z a-z 0-9 + /"))?;
+        decode_base64(b64).map_err(|e| {
+            format!(
+                "body_base64 is not valid base64 ({e}); use the standard alphabet A-Z a-z 0-9 + /"
+            )
+        })?;
     }
     if let Some(text) = &step.body {
         echo::check(text).map_err(|e| format!("body: {e}"))?;
