@@ -8,6 +8,7 @@ mod benchmarks;
 mod cli_run;
 mod fixtures;
 mod guests;
+mod mock_record;
 mod other_languages;
 mod recovery;
 mod sandbox;
