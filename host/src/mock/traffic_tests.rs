@@ -219,7 +219,7 @@ async fn a_long_slow_completion_arrives_one_read_per_piece() {
 }
 
 /// A trillion pieces: generated as they go out, or this would never answer. The client reads
-/// 1 MiB and leaves; the server must notice and go on serving.
+/// 256 KiB and leaves; the server must notice and go on serving.
 #[tokio::test]
 async fn repeats_are_generated_as_they_go_out() {
     let server = start(
@@ -237,14 +237,14 @@ async fn repeats_are_generated_as_they_go_out() {
         let mut buf = vec![0u8; 64 * 1024];
         // A guard against a hang, not a measure of speed.
         tokio::time::timeout(Duration::from_secs(30), async {
-            while got < 1 << 20 {
+            while got < 256 * 1024 {
                 let n = s.read(&mut buf).await.unwrap();
                 assert!(n > 0, "the stream ended early");
                 got += n;
             }
         })
         .await
-        .expect("the first MiB arrives");
+        .expect("the first 256 KiB arrive");
     }
     let (text, _) = exchange(&server, CHAT).await;
     assert!(text.ends_with("still serving"), "{text}");
@@ -502,4 +502,70 @@ async fn streams_echo_the_request_in_every_shape() {
         .collect();
     assert_eq!(lines[0]["content"], KEY);
     assert_eq!(lines[1]["x-request-id"], "req-7");
+}
+
+// ---- the docs -------------------------------------------------------------------------------------
+
+/// The step in the ```json block just before `marker` in docs/mock-script.md, and the text after it.
+fn doc_example(marker: &str) -> (String, String) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/mock-script.md");
+    let doc = std::fs::read_to_string(path).unwrap();
+    let (before, after) = doc
+        .split_once(marker)
+        .unwrap_or_else(|| panic!("{marker} is gone"));
+    let step = before.rsplit("```json\n").next().unwrap();
+    let step = step.split("```").next().unwrap();
+    (format!(r#"{{"steps": [{step}]}}"#), after.to_string())
+}
+
+/// The NDJSON example is what a client reads, chunk for chunk.
+#[tokio::test(start_paused = true)]
+async fn docs_ndjson_example_is_what_the_client_reads() {
+    let (script, after) = doc_example("is sent as three reads");
+    let shown = after.split("```\n").nth(1).unwrap();
+    let server = start(&script).await;
+    let all = reads(send(&server, "/api/chat", "{}").await).await;
+    let text = joined(&all);
+    let (head, body) = split_response(&text);
+    let (shown_head, shown_body) = shown.split_once("\n\n").unwrap();
+    assert_eq!(head.replace("\r\n", "\n"), shown_head);
+    let chunks = dechunk(body.as_bytes());
+    let mut expected = String::new();
+    for chunk in &chunks {
+        expected.push_str(&format!(
+            "{:x}\n{}\n",
+            chunk.len(),
+            std::str::from_utf8(chunk).unwrap()
+        ));
+    }
+    expected.push_str("0\n\n");
+    assert_eq!(shown_body, expected);
+    assert_eq!(body_reads(&all).len(), 3);
+}
+
+/// The echo example's stall falls 10 bytes into the key, as the docs say.
+#[tokio::test(start_paused = true)]
+async fn docs_echo_split_example_splits_the_key_after_ten_bytes() {
+    // The block right after the sentence that describes it.
+    let (_, after) = doc_example("so the client reads the first 10 bytes of the");
+    let step = after
+        .split("```json\n")
+        .nth(1)
+        .unwrap()
+        .split("```")
+        .next()
+        .unwrap();
+    let script = format!(r#"{{"steps": [{step}]}}"#);
+    let server = start(&script).await;
+    let all =
+        reads(send_with(&server, CHAT, &format!("Authorization: Bearer {KEY}\r\n")).await).await;
+    assert_eq!(all.len(), 2);
+    assert!(
+        all[0]
+            .text()
+            .ends_with(&format!("provided: {}", &KEY[..10])),
+        "{}",
+        all[0].text()
+    );
+    assert!(all[1].text().starts_with(&KEY[10..]));
 }
