@@ -3,7 +3,7 @@
 use crate::attempt::StreamEvent;
 use crate::config::{Config, GuestRef, ProviderConfig};
 use crate::log::SessionStore;
-use crate::mock::{MockScript, MockServer};
+use crate::mock::{MockOptions, MockScript, MockServer};
 use crate::runtime::Runtime;
 use crate::session::{Session, TurnError, default_engine};
 use anyhow::{Context, Result, bail};
@@ -48,6 +48,10 @@ pub enum Command {
         /// Port on 127.0.0.1 (0 picks a free one).
         #[arg(long, default_value_t = 0)]
         port: u16,
+        /// Append every request received to FILE as JSON Lines (method, path, headers, body,
+        /// step, time), each written as it arrives. Headers are kept as sent, keys included.
+        #[arg(long, value_name = "FILE")]
+        record: Option<PathBuf>,
     },
     /// Serve an OpenAI-compatible endpoint (POST /v1/chat/completions) over the same runtime:
     /// sandboxed adapters, the recovery waterfall and the durable log for any OpenAI SDK.
@@ -148,7 +152,11 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
     let sessions_dir = cli.sessions.clone().unwrap_or_else(default_sessions_dir);
     match cli.command {
         Command::Run(args) => run(args, cli.config.as_deref(), &sessions_dir).await,
-        Command::Mock { script, port } => serve_mock(&script, port).await,
+        Command::Mock {
+            script,
+            port,
+            record,
+        } => serve_mock(&script, port, record).await,
         Command::Demo => crate::demo::run(&sessions_dir).await,
         Command::Serve { listen, allow_unauthenticated } => serve(cli.config.as_deref(), &sessions_dir, listen, allow_unauthenticated).await,
         Command::Log { id, json } => print_log(&sessions_dir, &id, json),
@@ -456,16 +464,20 @@ async fn serve(config_path: Option<&Path>, sessions_dir: &Path, listen: Option<S
     Ok(ExitCode::SUCCESS)
 }
 
-async fn serve_mock(script_path: &Path, port: u16) -> Result<ExitCode> {
+async fn serve_mock(script_path: &Path, port: u16, record: Option<PathBuf>) -> Result<ExitCode> {
     let script = MockScript::from_path(script_path)?;
     let steps = script.steps.len();
     let addr: SocketAddr = ([127, 0, 0, 1], port).into();
-    let server = MockServer::start(script, addr).await?;
+    let recording = record
+        .as_ref()
+        .map(|p| format!("; recording every request to {}", p.display()))
+        .unwrap_or_default();
+    let server = MockServer::start_with(script, addr, MockOptions { record }).await?;
     // The first line is machine-readable so scripts can pick up an ephemeral port.
     // A reader that stops reading (a script that only wanted the URL) must not kill the server.
     let mut out = std::io::stdout();
     let _ = writeln!(out, "mock provider listening on {}", server.base_url());
-    let _ = writeln!(out, "{steps} scripted step(s); Ctrl-C to stop");
+    let _ = writeln!(out, "{steps} scripted step(s){recording}; Ctrl-C to stop");
     let _ = out.flush();
     tokio::signal::ctrl_c()
         .await

@@ -11,6 +11,7 @@ mod field;
 mod fixtures;
 mod guests;
 mod hostile_provider;
+mod mock_record;
 mod other_languages;
 mod recovery;
 mod sandbox;

@@ -2,7 +2,7 @@
 //! Hand-written rather than hyper because the faults need byte-level control of the socket:
 //! stop after N body bytes, stall, or close with a RST instead of a FIN.
 
-use super::script::StallAfterBytes;
+use super::script::{Drip, StallAfterBytes};
 use std::io;
 use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -167,10 +167,26 @@ pub async fn write_error(stream: &mut TcpStream, status: u16, kind: &str, messag
     let _ = stream.shutdown().await;
 }
 
-/// Writes the body, firing the step's byte-positioned faults exactly at their byte.
+/// Appends `bytes` to `out` as one chunk of a `transfer-encoding: chunked` body. Empty bytes add
+/// nothing: an empty chunk is the end of the body.
+pub fn put_chunk(out: &mut Vec<u8>, bytes: &[u8]) {
+    if bytes.is_empty() {
+        return;
+    }
+    out.extend_from_slice(format!("{:x}\r\n", bytes.len()).as_bytes());
+    out.extend_from_slice(bytes);
+    out.extend_from_slice(b"\r\n");
+}
+
+/// The end of a chunked body: the empty last chunk, no trailers.
+pub const LAST_CHUNK: &[u8] = b"0\r\n\r\n";
+
+/// Writes the body, firing the step's byte-positioned faults exactly at their byte. Positions
+/// count what follows the head, chunk framing included: the bytes a client reads.
 pub struct BodyWriter {
     stream: TcpStream,
     written: u64,
+    drip: Option<Drip>,
     stall: Option<StallAfterBytes>,
     reset_at: Option<u64>,
     /// Set once reset: the socket must then only be dropped, since a shutdown would send a FIN.
@@ -185,10 +201,16 @@ pub enum Flow {
 }
 
 impl BodyWriter {
-    pub fn new(stream: TcpStream, stall: Option<StallAfterBytes>, reset_at: Option<u64>) -> Self {
+    pub fn new(
+        stream: TcpStream,
+        drip: Option<Drip>,
+        stall: Option<StallAfterBytes>,
+        reset_at: Option<u64>,
+    ) -> Self {
         BodyWriter {
             stream,
             written: 0,
+            drip,
             stall,
             reset_at,
             reset_done: false,
@@ -238,7 +260,17 @@ impl BodyWriter {
 
     async fn put_until<'a>(&mut self, data: &'a [u8], at: u64) -> io::Result<&'a [u8]> {
         let (now, rest) = data.split_at((at - self.written) as usize);
-        self.stream.write_all(now).await?;
+        match self.drip {
+            None => self.stream.write_all(now).await?,
+            // Each drop is its own write after its own pause (the socket has no Nagle delay), so
+            // the client reads the body a few bytes at a time.
+            Some(Drip { bytes, every_ms }) => {
+                for drop in now.chunks(usize::try_from(bytes).unwrap_or(usize::MAX)) {
+                    tokio::time::sleep(Duration::from_millis(every_ms)).await;
+                    self.stream.write_all(drop).await?;
+                }
+            }
+        }
         self.written = at;
         Ok(rest)
     }

@@ -26,14 +26,21 @@ pub struct Step {
     pub body: Option<String>,
     /// Raw body bytes in standard base64, for bodies that are not UTF-8.
     pub body_base64: Option<String>,
-    /// A close-delimited SSE stream of these events.
+    /// An SSE stream of these events (and comments).
     pub events: Option<Vec<SseEventSpec>>,
+    /// An NDJSON stream: one JSON value (or raw text) per line, as Ollama's native API streams.
+    pub lines: Option<Vec<LineSpec>>,
     /// End the stream with `data: [DONE]`. Default: false for `events`; for `completion`, true for
     /// the OpenAI shape and false for the others (which refuse `true`: they never send one).
     pub done: Option<bool>,
     /// Shorthand: a provider-shaped completion stream (the shape follows the request path:
     /// OpenAI Chat Completions, Anthropic Messages or Gemini `streamGenerateContent`).
     pub completion: Option<Completion>,
+    /// Frame the body with `transfer-encoding: chunked`, each event, line or piece its own chunk.
+    #[serde(default)]
+    pub chunked: bool,
+    /// Send the body a few bytes at a time, with a pause before each write.
+    pub drip: Option<Drip>,
     /// Wait after reading the request, before sending anything.
     pub stall_before_headers_ms: Option<u64>,
     /// Pause after this many body bytes (at the end if the body is shorter).
@@ -48,14 +55,76 @@ pub struct Step {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Headers(pub Vec<(String, String)>);
 
-#[derive(Debug, Clone, Deserialize)]
+/// One entry of `events`: an event (`data`, with an optional `event` name) or an SSE comment
+/// (`sse_comment`), sent `repeat` times, each after `delay_ms`.
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SseEventSpec {
     /// A string is sent as is (one `data:` line per line); any other JSON value is sent compact.
-    pub data: serde_json::Value,
+    pub data: Option<serde_json::Value>,
     pub event: Option<String>,
-    /// Wait this long before sending the event.
+    /// A comment line (`: TEXT`), which SSE clients skip: how providers send keepalives. Not to
+    /// be confused with `comment`, the script's own ignored note.
+    pub sse_comment: Option<String>,
+    /// Wait this long before sending the event (before each one, when repeated).
     pub delay_ms: Option<u64>,
+    /// Send the entry this many times (default 1), generated one at a time as they go out.
+    pub repeat: Option<u64>,
+}
+
+/// One entry of `lines`: a JSON value sent compact on one line (a string is sent as is), then
+/// `\n`; `repeat` times, each after `delay_ms`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LineSpec {
+    pub data: serde_json::Value,
+    pub delay_ms: Option<u64>,
+    pub repeat: Option<u64>,
+}
+
+/// `completion.keepalive`: an `events` entry (a comment or a ping event, usually repeated with a
+/// delay) sent after the first `after_chunks` chunks of the completion.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Keepalive {
+    pub data: Option<serde_json::Value>,
+    pub event: Option<String>,
+    pub sse_comment: Option<String>,
+    pub delay_ms: Option<u64>,
+    pub repeat: Option<u64>,
+    /// How many chunks of the completion go before the keepalives; default 0 (right after the
+    /// head). More than the completion has: after the last chunk, before any `[DONE]`.
+    #[serde(default)]
+    pub after_chunks: u64,
+}
+
+impl Keepalive {
+    /// The keepalive as the `events` entry it is.
+    pub fn entry(&self) -> SseEventSpec {
+        SseEventSpec {
+            data: self.data.clone(),
+            event: self.event.clone(),
+            sse_comment: self.sse_comment.clone(),
+            delay_ms: self.delay_ms,
+            repeat: self.repeat,
+        }
+    }
+}
+
+/// `completion.repeat`: `count` more text pieces, each `text`, after the `text` pieces.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepeatText {
+    pub text: String,
+    pub count: u64,
+}
+
+/// `drip`: the body goes out `bytes` at a time, each write after a pause of `every_ms`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Drip {
+    pub bytes: u64,
+    pub every_ms: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -78,6 +147,17 @@ pub struct Completion {
     pub tool_calls: Vec<ToolCallSpec>,
     /// The `model` field of the chunks; `mock-model` when absent.
     pub model: Option<String>,
+    /// More text pieces after `text`, generated one at a time (a long stream in one line).
+    pub repeat: Option<RepeatText>,
+    /// Keepalive comments or pings inside the stream.
+    pub keepalive: Option<Keepalive>,
+}
+
+impl Completion {
+    /// Whether the completion has any text piece (so a text block, in Anthropic's shape).
+    pub fn has_text(&self) -> bool {
+        !self.text.is_empty() || self.repeat.is_some()
+    }
 }
 
 fn default_finish() -> Option<String> {
@@ -189,134 +269,13 @@ impl MockScript {
     /// script built in code gets the same errors.
     pub fn validate(&self) -> Result<(), ScriptError> {
         for (i, step) in self.steps.iter().enumerate() {
-            step.validate().map_err(|m| invalid(Some(i), m))?;
+            super::validate::step(step).map_err(|m| invalid(Some(i), m))?;
         }
         Ok(())
     }
 }
 
 impl Step {
-    fn validate(&self) -> Result<(), String> {
-        self.validate_head()?;
-        let bodies = self.validate_body()?;
-        self.validate_faults(&bodies)
-    }
-
-    fn validate_head(&self) -> Result<(), String> {
-        if let Some(s) = self.status
-            && !(100..=999).contains(&s)
-        {
-            return Err(format!(
-                "status {s} is not a three-digit HTTP status; use 100..=999"
-            ));
-        }
-        for (name, value) in &self.headers.0 {
-            if name.is_empty() || !name.bytes().all(is_token_byte) {
-                return Err(format!(
-                    "header name {name:?} is not a valid HTTP token; use letters, digits and -"
-                ));
-            }
-            if value.contains(['\r', '\n']) {
-                return Err(format!(
-                    "header {name:?} has a line break in its value; remove it"
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// Returns the names of the body options given (at most one).
-    fn validate_body(&self) -> Result<Vec<&'static str>, String> {
-        let bodies: Vec<&str> = [
-            ("body", self.body.is_some()),
-            ("body_base64", self.body_base64.is_some()),
-            ("events", self.events.is_some()),
-            ("completion", self.completion.is_some()),
-        ]
-        .into_iter()
-        .filter_map(|(n, set)| set.then_some(n))
-        .collect();
-        if bodies.len() > 1 {
-            return Err(format!(
-                "{} are all given; keep only one way of giving the body",
-                bodies.join(" and ")
-            ));
-        }
-        if self.done.is_some() && self.events.is_none() && self.completion.is_none() {
-            return Err(
-                "done applies only to events or completion; remove it or add events".into(),
-            );
-        }
-        if let Some(b64) = &self.body_base64 {
-            decode_base64(b64).map_err(|e| format!("body_base64 is not valid base64 ({e}); use the standard alphabet A-Z a-z 0-9 + /"))?;
-        }
-        if let Some(events) = &self.events {
-            for (j, ev) in events.iter().enumerate() {
-                if ev
-                    .event
-                    .as_deref()
-                    .is_some_and(|n| n.contains(['\r', '\n']))
-                {
-                    return Err(format!(
-                        "events[{j}].event has a line break; an SSE event name is one line"
-                    ));
-                }
-                if ev.data.as_str().is_some_and(|d| d.contains('\r')) {
-                    return Err(format!(
-                        "events[{j}].data has a \\r; use \\n to split data lines"
-                    ));
-                }
-            }
-        }
-        if let Some(f) = self.completion.as_ref().and_then(|c| c.finish.as_ref())
-            && !FINISH_REASONS.contains(&f.as_str())
-        {
-            return Err(format!(
-                "unknown completion.finish {f:?}; use one of {}, or null for no finish chunk",
-                FINISH_REASONS.join(", ")
-            ));
-        }
-        Ok(bodies)
-    }
-
-    fn validate_faults(&self, bodies: &[&str]) -> Result<(), String> {
-        if self.reset == Some(ResetPoint::BeforeHeaders) {
-            if self.stall_before_headers_ms.is_some() {
-                return Err("reset: before_headers and stall_before_headers_ms both act before the headers; keep one (a stall followed by a reset is not supported)".into());
-            }
-            let sent: Vec<&str> = [
-                ("status", self.status.is_some()),
-                ("headers", !self.headers.0.is_empty()),
-                ("body", !bodies.is_empty()),
-                ("stall_after_bytes", self.stall_after_bytes.is_some()),
-                ("reset_after_bytes", self.reset_after_bytes.is_some()),
-            ]
-            .into_iter()
-            .filter_map(|(n, set)| set.then_some(n))
-            .collect();
-            if !sent.is_empty() {
-                return Err(format!(
-                    "reset: before_headers sends nothing, so {} would be ignored; remove them or use reset_after_bytes",
-                    sent.join(", ")
-                ));
-            }
-        }
-        if let (Some(stall), Some(reset)) = (self.stall_after_bytes, self.reset_after_bytes) {
-            if stall.bytes == reset {
-                return Err(format!(
-                    "stall_after_bytes and reset_after_bytes are both at byte {reset}; keep one, or stall at an earlier byte"
-                ));
-            }
-            if stall.bytes > reset {
-                return Err(format!(
-                    "stall_after_bytes at byte {} comes after reset_after_bytes at byte {reset}, so it never happens; stall at an earlier byte",
-                    stall.bytes
-                ));
-            }
-        }
-        Ok(())
-    }
-
     /// The raw body, if the step gives one (`body` or `body_base64`).
     pub fn raw_body(&self) -> Option<Vec<u8>> {
         match (&self.body, &self.body_base64) {
@@ -326,10 +285,6 @@ impl Step {
             _ => None,
         }
     }
-}
-
-fn is_token_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b)
 }
 
 /// Standard base64 (RFC 4648), padding optional, ASCII whitespace ignored. Hand-written to avoid a
@@ -372,6 +327,26 @@ pub(crate) fn decode_base64(s: &str) -> Result<Vec<u8>, String> {
         return Err("truncated input".into());
     }
     Ok(out)
+}
+
+/// Standard base64 with padding, for the record of a body that is not UTF-8.
+pub(crate) fn encode_base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for group in bytes.chunks(3) {
+        let n = group
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (i, &b)| acc | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= group.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 impl Headers {

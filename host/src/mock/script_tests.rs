@@ -275,3 +275,160 @@ fn every_example_in_the_docs_is_valid() {
     }
     assert!(checked >= 15, "only {checked} examples found");
 }
+
+#[test]
+fn parses_realistic_traffic_options() {
+    let script = MockScript::from_json_str(
+        r#"{"steps": [
+            {"events": [{"data": "a"}, {"sse_comment": "keepalive", "delay_ms": 100, "repeat": 150},
+                        {"event": "ping", "data": {"type": "ping"}, "repeat": 2}], "chunked": true},
+            {"lines": [{"data": {"done": false}, "delay_ms": 20, "repeat": 3}, {"data": "raw"}], "chunked": true},
+            {"completion": {"text": ["a"], "repeat": {"text": "tok ", "count": 50000}, "delay_ms": 2,
+                            "keepalive": {"sse_comment": "k", "delay_ms": 100, "repeat": 5, "after_chunks": 1}}},
+            {"status": 401, "headers": {"x-echo": "{{header:x-request-id}}"},
+             "body": "bad key {{api_key}}", "drip": {"bytes": 1, "every_ms": 100}}
+        ]}"#,
+    )
+    .unwrap();
+    let s = &script.steps;
+    let events = s[0].events.as_ref().unwrap();
+    assert_eq!(events[1].sse_comment.as_deref(), Some("keepalive"));
+    assert_eq!(events[1].repeat, Some(150));
+    assert!(s[0].chunked && s[1].chunked && !s[2].chunked);
+    assert_eq!(s[1].lines.as_ref().unwrap()[0].repeat, Some(3));
+    let c = s[2].completion.as_ref().unwrap();
+    assert_eq!(c.repeat.as_ref().unwrap().count, 50000);
+    assert_eq!(c.keepalive.as_ref().unwrap().after_chunks, 1);
+    assert_eq!(s[3].drip.unwrap().every_ms, 100);
+}
+
+#[test]
+fn refuses_bad_event_entries() {
+    assert_has(
+        &step_err(r#"{"events": [{"data": "a"}, {"delay_ms": 5}]}"#),
+        &["steps[1]: ", "events[1] has neither data nor sse_comment"],
+    );
+    assert_has(
+        &step_err(r#"{"events": [{"data": "a", "sse_comment": "k"}]}"#),
+        &["events[0] has both data and sse_comment", "split them"],
+    );
+    assert_has(
+        &step_err(r#"{"events": [{"event": "ping", "sse_comment": "k"}]}"#),
+        &[
+            "events[0].event",
+            "an SSE comment has no name",
+            "event: ping is an event",
+        ],
+    );
+    assert_has(
+        &step_err(r#"{"events": [{"sse_comment": "a\r\nb"}]}"#),
+        &["events[0].sse_comment has a \\r"],
+    );
+    assert_has(
+        &step_err(r#"{"events": [{"data": "a", "repeat": 0}]}"#),
+        &["events[0].repeat is 0", "1 or more"],
+    );
+    assert_has(
+        &step_err(r#"{"completion": {"keepalive": {"delay_ms": 100}}}"#),
+        &["completion.keepalive has neither data nor sse_comment"],
+    );
+    assert_has(
+        &step_err(r#"{"completion": {"keepalive": {"sse_comment": "k", "when": 1}}}"#),
+        &["unknown field `when`", "after_chunks"],
+    );
+}
+
+#[test]
+fn refuses_bad_lines_repeats_and_drips() {
+    assert_has(
+        &step_err(r#"{"lines": [{"data": "a\nb"}]}"#),
+        &[
+            "steps[1]: ",
+            "lines[0].data has a line break",
+            "two entries",
+        ],
+    );
+    assert_has(
+        &step_err(r#"{"lines": [{"data": 1, "repeat": 0}]}"#),
+        &["lines[0].repeat is 0"],
+    );
+    assert_has(
+        &step_err(r#"{"lines": [], "done": true}"#),
+        &["done applies only to events or completion"],
+    );
+    assert_has(
+        &step_err(r#"{"lines": [], "body": "x"}"#),
+        &["body and lines", "keep only one"],
+    );
+    assert_has(
+        &step_err(r#"{"completion": {"repeat": {"text": "x", "count": 0}}}"#),
+        &["completion.repeat.count is 0"],
+    );
+    assert_has(
+        &step_err(r#"{"body": "x", "drip": {"bytes": 0, "every_ms": 10}}"#),
+        &["steps[1]: ", "drip.bytes is 0"],
+    );
+    assert_has(
+        &step_err(r#"{"body": "x", "drip": {"bytes": 1, "every_ms": 0}}"#),
+        &["drip.every_ms is 0", "1 ms or more"],
+    );
+    assert_has(
+        &step_err(
+            r#"{"reset": "before_headers", "chunked": true, "drip": {"bytes": 1, "every_ms": 1}}"#,
+        ),
+        &["sends nothing", "chunked, drip"],
+    );
+}
+
+#[test]
+fn refuses_unknown_placeholders_naming_the_field() {
+    for (step, field) in [
+        (r#"{"body": "key {{apikey}}"}"#, "body: "),
+        (
+            r#"{"headers": {"x-e": "{{header:}}"}, "body": ""}"#,
+            "headers.x-e: ",
+        ),
+        (
+            r#"{"events": [{"data": {"a": ["{{api-key}}"]}}]}"#,
+            "events[0].data: ",
+        ),
+        (r#"{"lines": [{"data": "{{key}}"}]}"#, "lines[0].data: "),
+        (
+            r#"{"completion": {"text": ["ok", "{{k}}"]}}"#,
+            "completion.text[1]: ",
+        ),
+        (
+            r#"{"completion": {"thinking": ["{{k}}"]}}"#,
+            "completion.thinking[0]: ",
+        ),
+        (
+            r#"{"completion": {"tool_calls": [{"id": "a", "name": "f", "arguments": ["{{k}}"]}]}}"#,
+            "completion.tool_calls[0].arguments[0]: ",
+        ),
+        (
+            r#"{"completion": {"repeat": {"text": "{{k}}", "count": 1}}}"#,
+            "completion.repeat.text: ",
+        ),
+        (
+            r#"{"completion": {"keepalive": {"data": "{{k}}"}}}"#,
+            "completion.keepalive.data: ",
+        ),
+    ] {
+        assert_has(
+            &step_err(step),
+            &["steps[1]: ", field, "unknown placeholder", "{{api_key}}"],
+        );
+    }
+}
+
+#[test]
+fn base64_encodes_what_it_decodes() {
+    use super::script::encode_base64;
+    assert_eq!(encode_base64(b""), "");
+    assert_eq!(encode_base64(b"h"), "aA==");
+    assert_eq!(encode_base64(b"he"), "aGU=");
+    assert_eq!(encode_base64(b"hello"), "aGVsbG8=");
+    assert_eq!(encode_base64(&[0xfb, 0xff]), "+/8=");
+    let all: Vec<u8> = (0..=255).collect();
+    assert_eq!(decode_base64(&encode_base64(&all)).unwrap(), all);
+}

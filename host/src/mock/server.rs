@@ -1,10 +1,14 @@
 //! The mock server: accepts connections, hands each request the next step, records what it got.
 
+use super::body::{self, Body, Kind};
+use super::echo::Echo;
 use super::http::{self, BodyWriter, Flow, ReadError};
-use super::render::{DONE, RenderCtx, Shape, SseEvent};
+use super::record::Recorder;
+use super::render::{RenderCtx, Shape};
 use super::script::{MockScript, ResetPoint, Step};
 use anyhow::Context;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::net::{TcpListener, TcpStream};
@@ -23,6 +27,8 @@ pub struct RecordedRequest {
     /// The completion shape the path selected, when a `completion` step answered it; `None` for
     /// other steps and for a path with no shape (answered with a 404).
     pub shape: Option<Shape>,
+    /// When the request had been read whole.
+    pub received: SystemTime,
 }
 
 impl RecordedRequest {
@@ -40,6 +46,13 @@ impl RecordedRequest {
     }
 }
 
+/// How to run a server beyond its script.
+#[derive(Debug, Clone, Default)]
+pub struct MockOptions {
+    /// Append every request received to this file as JSON Lines (see `docs/mock-script.md`).
+    pub record: Option<PathBuf>,
+}
+
 struct Shared {
     steps: Vec<Step>,
     state: Mutex<State>,
@@ -49,13 +62,15 @@ struct Shared {
 struct State {
     next_step: usize,
     requests: Vec<RecordedRequest>,
+    recorder: Option<Recorder>,
 }
 
 impl Shared {
     /// Takes the next step for a request and records it, under one lock so that the recorded
     /// order and the step order agree. Returns the step and the request's 1-based number.
     fn take_step(&self, req: http::Request) -> (Option<usize>, usize) {
-        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let st = &mut *guard; // a plain borrow, so the recorder and the list can be borrowed apart
         let step = (st.next_step < self.steps.len()).then(|| {
             st.next_step += 1;
             st.next_step - 1
@@ -71,8 +86,14 @@ impl Shared {
             body: req.body,
             step,
             shape,
+            received: SystemTime::now(),
         });
-        (step, st.requests.len())
+        let number = st.requests.len();
+        // Under the same lock, so the file's order is the step order too.
+        if let Some(recorder) = &mut st.recorder {
+            recorder.write(number, &st.requests[number - 1]);
+        }
+        (step, number)
     }
 }
 
@@ -85,14 +106,27 @@ pub struct MockServer {
 impl MockServer {
     /// Binds (use "127.0.0.1:0" for an ephemeral port) and serves in a background tokio task.
     pub async fn start(script: MockScript, addr: SocketAddr) -> anyhow::Result<MockServer> {
+        Self::start_with(script, addr, MockOptions::default()).await
+    }
+
+    /// `start`, with options (a record file).
+    pub async fn start_with(
+        script: MockScript,
+        addr: SocketAddr,
+        options: MockOptions,
+    ) -> anyhow::Result<MockServer> {
         script.validate()?;
+        let recorder = options.record.as_deref().map(Recorder::open).transpose()?;
         let listener = TcpListener::bind(addr)
             .await
             .with_context(|| format!("mock provider: cannot listen on {addr}"))?;
         let addr = listener.local_addr()?;
         let shared = Arc::new(Shared {
             steps: script.steps,
-            state: Mutex::default(),
+            state: Mutex::new(State {
+                recorder,
+                ..State::default()
+            }),
         });
         let accept_task = tokio::spawn(accept_loop(listener, shared.clone()));
         tracing::info!("mock provider listening on http://{addr}");
@@ -180,6 +214,7 @@ async fn handle_connection(mut stream: TcpStream, shared: Arc<Shared>) {
         }
     };
     let path = req.path.clone();
+    let echo = Echo::new(&req.headers, &req.path);
     let (step, number) = shared.take_step(req);
     let Some(index) = step else {
         let n = shared.steps.len();
@@ -188,16 +223,20 @@ async fn handle_connection(mut stream: TcpStream, shared: Arc<Shared>) {
         );
         return http::write_error(&mut stream, 500, "mock_script_exhausted", &msg).await;
     };
-    serve_step(stream, &shared.steps[index], index, &path).await;
+    let created = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let ctx = RenderCtx {
+        step: index,
+        created,
+        echo,
+    };
+    serve_step(stream, &shared.steps[index], &ctx, &path).await;
 }
 
-enum Body {
-    Fixed(Vec<u8>),
-    Stream { events: Vec<SseEvent>, done: bool },
-}
-
-async fn serve_step(mut stream: TcpStream, step: &Step, index: usize, path: &str) {
-    let body = match plan_body(step, index, path) {
+async fn serve_step(mut stream: TcpStream, step: &Step, ctx: &RenderCtx, path: &str) {
+    let body = match body::plan(step, ctx, path) {
         Ok(body) => body,
         Err(e) => return http::write_error(&mut stream, e.status, e.kind, &e.message).await,
     };
@@ -208,109 +247,85 @@ async fn serve_step(mut stream: TcpStream, step: &Step, index: usize, path: &str
         http::abort_on_close(&stream);
         return; // dropping the stream sends the RST
     }
-    let head = response_head(step, &body);
-    let mut out = BodyWriter::new(stream, step.stall_after_bytes, step.reset_after_bytes);
+    let head = response_head(step, body.kind, &ctx.echo);
+    let mut out = BodyWriter::new(
+        stream,
+        step.drip,
+        step.stall_after_bytes,
+        step.reset_after_bytes,
+    );
     // Any write error means the client left; there is no one to tell.
     if !matches!(out.write_head(head.as_bytes()).await, Ok(Flow::Open)) {
         return;
     }
-    match body {
-        Body::Fixed(bytes) => {
-            if !matches!(out.write(&bytes).await, Ok(Flow::Open)) {
-                return;
+    if send_body(&mut out, body, step.chunked).await == Flow::Open {
+        out.finish().await;
+    }
+}
+
+/// Sends the pieces in order, each after its delay. A delayed piece starts a new write, so it
+/// reaches the client on its own, when it is due; pieces with no delay go out together, as a real
+/// server's buffered writes do (a zero sleep would still cost a timer tick, about 1 ms, per
+/// piece). The buffer is bounded, whatever the length of the stream.
+async fn send_body(out: &mut BodyWriter, body: Body<'_>, chunked: bool) -> Flow {
+    const FLUSH_AT: usize = 16 * 1024;
+    let mut pending: Vec<u8> = Vec::new();
+    for piece in body.pieces {
+        if piece.delay_ms > 0 {
+            if !pending.is_empty() && flush(out, &mut pending).await == Flow::Reset {
+                return Flow::Reset;
             }
+            tokio::time::sleep(Duration::from_millis(piece.delay_ms)).await;
         }
-        Body::Stream { events, done } => {
-            // Events with no delay go out together, as a real server's buffered writes do; a
-            // zero sleep would still cost a timer tick (about 1 ms) per event.
-            let mut pending: Vec<u8> = Vec::new();
-            for ev in events {
-                if ev.delay_ms > 0 {
-                    if !pending.is_empty() && !matches!(out.write(&std::mem::take(&mut pending)).await, Ok(Flow::Open)) {
-                        return;
-                    }
-                    tokio::time::sleep(Duration::from_millis(ev.delay_ms)).await;
-                }
-                pending.extend_from_slice(&ev.to_bytes());
-                if pending.len() >= 16 * 1024 && !matches!(out.write(&std::mem::take(&mut pending)).await, Ok(Flow::Open)) {
-                    return;
-                }
-            }
-            if done {
-                pending.extend_from_slice(DONE);
-            }
-            if !pending.is_empty() && !matches!(out.write(&pending).await, Ok(Flow::Open)) {
-                return;
-            }
+        if chunked {
+            http::put_chunk(&mut pending, &piece.bytes);
+        } else {
+            pending.extend_from_slice(&piece.bytes);
+        }
+        if pending.len() >= FLUSH_AT && flush(out, &mut pending).await == Flow::Reset {
+            return Flow::Reset;
         }
     }
-    out.finish().await;
-}
-
-/// Why a step cannot answer this request; sent as the mock's own JSON error.
-struct PlanError {
-    status: u16,
-    kind: &'static str,
-    message: String,
-}
-
-fn plan_body(step: &Step, index: usize, path: &str) -> Result<Body, PlanError> {
-    if let Some(events) = &step.events {
-        let events = events.iter().map(SseEvent::from_spec).collect();
-        return Ok(Body::Stream {
-            events,
-            done: step.done.unwrap_or(false),
-        });
+    if chunked {
+        pending.extend_from_slice(http::LAST_CHUNK);
     }
-    if let Some(c) = &step.completion {
-        let shape = Shape::for_path(path).ok_or_else(|| PlanError {
-            status: 404,
-            kind: "mock_no_shape",
-            message: format!(
-                "mock provider: steps[{index}] is a completion, but the request path {path} has no completion shape; the mock renders completions for {}",
-                Shape::SUPPORTED
-            ),
-        })?;
-        shape.check_query(path).map_err(|msg| PlanError {
-            status: 400,
-            kind: "mock_bad_request",
-            message: format!("mock provider: steps[{index}]: {msg}"),
-        })?;
-        let created = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0);
-        let ctx = RenderCtx {
-            step: index,
-            created,
-        };
-        let (events, done) = shape.render(c, step.done, &ctx).map_err(|msg| PlanError {
-            status: 500,
-            kind: "mock_script_error",
-            message: format!("mock provider: steps[{index}]: {msg}"),
-        })?;
-        return Ok(Body::Stream { events, done });
-    }
-    Ok(Body::Fixed(step.raw_body().unwrap_or_default()))
+    flush(out, &mut pending).await
 }
 
-/// The step's headers verbatim, then the framing headers it did not set itself.
-fn response_head(step: &Step, body: &Body) -> String {
+/// Writes and empties the buffer; `Reset` also when the client is gone.
+async fn flush(out: &mut BodyWriter, pending: &mut Vec<u8>) -> Flow {
+    let flow = out.write(pending).await.unwrap_or(Flow::Reset);
+    pending.clear();
+    flow
+}
+
+/// The step's headers (placeholders filled) in order, then the framing headers it did not set.
+fn response_head(step: &Step, kind: Kind, echo: &Echo) -> String {
     let status = step.status.unwrap_or(200);
     let mut head = format!("HTTP/1.1 {status} {}\r\n", http::reason_phrase(status));
     for (name, value) in &step.headers.0 {
-        head.push_str(&format!("{name}: {value}\r\n"));
+        head.push_str(&format!("{name}: {}\r\n", echo.fill(value)));
     }
-    match body {
-        Body::Fixed(bytes) if !step.headers.has("content-length") => {
-            head.push_str(&format!("content-length: {}\r\n", bytes.len()));
+    let has = |name| step.headers.has(name);
+    if step.chunked {
+        if !has("transfer-encoding") {
+            head.push_str("transfer-encoding: chunked\r\n");
         }
-        Body::Stream { .. } if !step.headers.has("content-type") => {
+    } else if let Kind::Raw { len } = kind
+        && !has("content-length")
+    {
+        head.push_str(&format!("content-length: {len}\r\n"));
+    }
+    match kind {
+        Kind::Sse if !has("content-type") => {
             head.push_str("content-type: text/event-stream\r\ncache-control: no-cache\r\n");
+        }
+        Kind::Ndjson if !has("content-type") => {
+            head.push_str("content-type: application/x-ndjson\r\n");
         }
         _ => {}
     }
-    if !step.headers.has("connection") {
+    if !has("connection") {
         head.push_str("connection: close\r\n");
     }
     head.push_str("\r\n");

@@ -138,11 +138,11 @@ fn completion(json: &str) -> Completion {
 fn render_refuses_what_a_shape_cannot_send() {
     let ctx = RenderCtx {
         step: 3,
-        created: 0,
+        ..RenderCtx::default()
     };
     let thinking = completion(r#"{"thinking": ["hmm"], "text": ["x"]}"#);
     for shape in [Shape::OpenAiChat, Shape::GeminiGenerate] {
-        let msg = shape.render(&thinking, None, &ctx).unwrap_err();
+        let msg = shape.render(&thinking, None, &ctx).err().unwrap();
         assert!(
             msg.contains("thinking") && msg.contains(shape.name()) && msg.contains("/v1/messages"),
             "{msg}"
@@ -156,7 +156,7 @@ fn render_refuses_what_a_shape_cannot_send() {
 
     let plain = completion(r#"{"text": ["x"]}"#);
     for shape in [Shape::AnthropicMessages, Shape::GeminiGenerate] {
-        let msg = shape.render(&plain, Some(true), &ctx).unwrap_err();
+        let msg = shape.render(&plain, Some(true), &ctx).err().unwrap();
         assert!(
             msg.contains("done: true") && msg.contains("only OpenAI"),
             "{msg}"
@@ -177,7 +177,10 @@ fn render_refuses_what_a_shape_cannot_send() {
 
     // Gemini sends whole arguments as an object, so they must parse as one.
     let bad = completion(r#"{"tool_calls": [{"id": "a", "name": "f", "arguments": ["{\"x\":"]}]}"#);
-    let msg = Shape::GeminiGenerate.render(&bad, None, &ctx).unwrap_err();
+    let msg = Shape::GeminiGenerate
+        .render(&bad, None, &ctx)
+        .err()
+        .unwrap();
     assert!(
         msg.contains("tool_calls[0]") && msg.contains("not JSON") && msg.contains("events"),
         "{msg}"
@@ -187,7 +190,8 @@ fn render_refuses_what_a_shape_cannot_send() {
     );
     let msg = Shape::GeminiGenerate
         .render(&array, None, &ctx)
-        .unwrap_err();
+        .err()
+        .unwrap();
     assert!(
         msg.contains("tool_calls[1]") && msg.contains("not a JSON object"),
         "{msg}"
@@ -628,10 +632,7 @@ async fn unrenderable_completions_are_refused_at_request_time() {
 fn docs_examples_match_the_renderer() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/mock-script.md");
     let doc = std::fs::read_to_string(&path).unwrap();
-    let ctx = RenderCtx {
-        step: 0,
-        created: 0,
-    };
+    let ctx = RenderCtx::default();
     for (marker, shape) in [
         ("is sent to `.../v1/messages` as:", Shape::AnthropicMessages),
         (
@@ -655,7 +656,7 @@ fn docs_examples_match_the_renderer() {
             .render(step.completion.as_ref().unwrap(), step.done, &ctx)
             .unwrap();
         assert!(!done);
-        let sent: Vec<u8> = events.iter().flat_map(|e| e.to_bytes()).collect();
+        let sent: Vec<u8> = events.flat_map(|e| e.to_bytes()).collect();
         assert_eq!(shown, String::from_utf8(sent).unwrap(), "{marker}");
     }
 }
