@@ -11,4 +11,5 @@ mod guests;
 mod other_languages;
 mod recovery;
 mod sandbox;
+mod session_log;
 mod tools;
