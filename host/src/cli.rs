@@ -231,33 +231,38 @@ fn random_seed() -> Result<Option<u64>> {
 async fn run(args: RunArgs, config_path: Option<&Path>, sessions_dir: &Path) -> Result<ExitCode> {
     let config = Config::load(config_path)?;
     let store = SessionStore::open(sessions_dir)?;
+    // On resume, every check runs before anything is written: the claim locks the session (one
+    // writer) and reads it, and the file is only touched by `open_for_append` below.
     let reopened = match &args.resume {
         Some(id) => {
-            let (log, read) = store.reopen(id)?;
-            let rebuilt = crate::resume::rebuild(&read.events, std::time::SystemTime::now())
-                .with_context(|| format!("session '{id}' cannot be resumed"))?;
+            let claim = store.claim(id)?;
+            let rebuilt =
+                crate::resume::rebuild(&claim.read().events, std::time::SystemTime::now())
+                    .with_context(|| format!("session '{id}' cannot be resumed"))?;
             if rebuilt.unfinished.is_none() && args.prompt.is_none() {
                 bail!(
                     "session '{id}' has no unfinished turn; give a PROMPT to continue the conversation"
                 );
             }
-            if let Some(torn) = &read.torn_tail {
-                eprintln!(
-                    "warning: the last line of session '{id}' was torn (a crash mid-write); it is kept in the session/resumed event: {torn:.120}"
-                );
-            }
-            let header = rebuilt.header;
-            Some((log, read, header, rebuilt.tools))
+            Some((claim, rebuilt.header, rebuilt.tools))
         }
         None => None,
     };
-    let provider_cfg = provider_config(&config, &args, reopened.as_ref().map(|r| &r.2))?;
+    let provider_cfg = provider_config(&config, &args, reopened.as_ref().map(|r| &r.1))?;
     let runtime = Runtime::new(config, default_engine()?, random_seed()?).await?;
     let deps = runtime.deps(runtime.provider(provider_cfg).await?);
 
     let mut use_tools = args.tools;
     let (session, unfinished) = match reopened {
-        Some((log, read, _, tools)) => {
+        Some((claim, _, tools)) => {
+            let (log, read) = claim.open_for_append()?;
+            if let (Some(torn), Some(file)) = (&read.torn_tail, &read.torn_tail_file) {
+                eprintln!(
+                    "warning: session '{}' ended in a torn or malformed line (a crash mid-write); it was moved to {file} in the sessions directory: {:.120}",
+                    log.id(),
+                    torn.trim_end()
+                );
+            }
             if !use_tools && !tools.is_empty() {
                 // Its history holds tool calls, and its unfinished step may still have calls to run.
                 eprintln!(
@@ -489,7 +494,7 @@ async fn serve_mock(script_path: &Path, port: u16, record: Option<PathBuf>) -> R
 fn print_log(sessions_dir: &Path, id: &str, json: bool) -> Result<ExitCode> {
     let store = SessionStore::open(sessions_dir)?;
     let read = store.read(id)?;
-    if read.events.is_empty() && read.torn_tail.is_none() {
+    if read.events.is_empty() && read.torn_tail.is_none() && !read.line_in_progress {
         bail!("session '{id}' is empty");
     }
     for event in &read.events {
@@ -501,7 +506,13 @@ fn print_log(sessions_dir: &Path, id: &str, json: bool) -> Result<ExitCode> {
     }
     if let Some(torn) = &read.torn_tail {
         eprintln!(
-            "warning: the last line of session '{id}' is torn (the writer stopped mid-line) and was skipped: {torn:.120}"
+            "warning: session '{id}' ends in a torn or malformed line (the writer stopped mid-line), skipped here; the next `dsh-host run --resume {id}` moves it to {id}.jsonl.torn: {:.120}",
+            torn.trim_end()
+        );
+    }
+    if read.line_in_progress {
+        eprintln!(
+            "note: session '{id}' is being written by a running dsh-host; its last line is not finished yet and is not shown"
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -304,7 +304,13 @@ pub fn describe_event(event: &Event) -> String {
             s("model"),
             s("adapter")
         ),
-        "session/resumed" => format!("resumed (unfinished turn: {})", s("unfinished_turn")),
+        "session/resumed" => {
+            let torn = match d.get("torn_tail_file").and_then(|f| f.as_str()) {
+                Some(file) => format!("; a torn tail was moved to {file}"),
+                None => String::new(),
+            };
+            format!("resumed (unfinished turn: {}{torn})", s("unfinished_turn"))
+        }
         "turn/start" => format!("turn {}: user says {:?}", s("turn"), s("user")),
         "llm/request" => format!(
             "attempt {} of turn {} step {}: {} messages to {}",

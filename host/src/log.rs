@@ -3,15 +3,27 @@
 //!
 //! Every event carries a sequence number and a timestamp. The log is the only writer of session
 //! files; `fsync` happens at the durable points the caller names (`append_durable`).
+//!
+//! One writer per session: a [`SessionLog`] holds an exclusive lock on its file (`flock`, through
+//! std's `File::try_lock`) for as long as it lives, so a second process that tries to write the same
+//! session gets an error instead of interleaving lines. Readers never modify a file and never take
+//! the lock except for the instant needed to tell a line being written from a torn one.
+//!
+//! The tail of a file is whatever follows the last valid event: blank lines, a line torn by a crash
+//! mid-write, a malformed line. A writer that continues a session moves a tail that holds anything
+//! but whitespace to `<id>.jsonl.torn` (bytes kept, fsynced) before it appends, and cuts the file to
+//! its last valid event. A malformed line with valid events after it is corruption, never tail.
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use cap_std::ambient_authority;
 use cap_std::fs::{Dir, OpenOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use std::io::{BufRead, BufReader, Write};
+use std::fs::{File, TryLockError};
+use std::io::{Read, Seek, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
 /// One event as stored: `{"seq": N, "ts": "...", "type": "...", ...payload}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -23,6 +35,10 @@ pub struct Event {
     #[serde(flatten)]
     pub data: Map<String, Value>,
 }
+
+/// How long a writer waits for readers that hold the lock shared (each only while it rereads a file
+/// whose last line looks torn) before it gives up.
+const READERS_PATIENCE: Duration = Duration::from_secs(5);
 
 /// The sessions directory, opened once.
 pub struct SessionStore {
@@ -49,10 +65,16 @@ impl SessionStore {
 
     /// The file of a session inside this directory.
     pub fn file_of(&self, id: &str) -> PathBuf {
-        self.path.join(format!("{id}.jsonl"))
+        self.path.join(log_name(id))
     }
 
-    /// Starts a new session log under a fresh id.
+    /// Where the torn tails of a session are kept (`<id>.jsonl.torn`), once a writer moved one aside.
+    pub fn torn_file_of(&self, id: &str) -> PathBuf {
+        self.path.join(torn_name(id))
+    }
+
+    /// Starts a new session log under a fresh id, locked for writing. The directory is fsynced so the
+    /// new file's entry survives a crash along with the events later made durable in it.
     pub fn create(&self) -> Result<SessionLog> {
         self.create_named(&new_session_id())
     }
@@ -62,13 +84,17 @@ impl SessionStore {
     pub fn create_named(&self, id: &str) -> Result<SessionLog> {
         check_session_id(id)?;
         let id = id.to_string();
+        let path = self.file_of(&id);
         let file = self
             .dir
             .open_with(
-                format!("{id}.jsonl"),
+                log_name(&id),
                 OpenOptions::new().append(true).create_new(true),
             )
-            .with_context(|| format!("creating session log {}", self.file_of(&id).display()))?;
+            .with_context(|| format!("creating session log {}", path.display()))?
+            .into_std();
+        lock_for_writing(&file, &id, &path)?;
+        self.sync_dir()?;
         Ok(SessionLog {
             id,
             file,
@@ -76,92 +102,196 @@ impl SessionStore {
         })
     }
 
-    /// Reopens a session to continue it: reads its events, then prepares the file for appending. A
-    /// torn last line is cut from the file (it never became an event) and returned, so the caller
-    /// can record its text in the log: nothing is lost, and the next event starts on a line of its own.
-    pub fn reopen(&self, id: &str) -> Result<(SessionLog, SessionRead)> {
-        let read = self.read(id)?;
-        let name = format!("{id}.jsonl");
+    /// Claims a session for writing: takes its lock (failing at once if another process writes it)
+    /// and reads it under the lock. Nothing is modified: the caller checks what it read, then calls
+    /// [`SessionClaim::open_for_append`], or drops the claim and leaves the file as it was.
+    pub fn claim(&self, id: &str) -> Result<SessionClaim<'_>> {
+        check_session_id(id)?;
+        let path = self.file_of(id);
         let mut file = self
             .dir
-            .open_with(&name, OpenOptions::new().read(true).write(true))
-            .with_context(|| format!("reopening session log {}", self.file_of(id).display()))?;
-        let len = file.metadata()?.len();
-        let mut contents = Vec::with_capacity(len as usize);
-        std::io::Read::read_to_end(&mut file, &mut contents)?;
-        let keep = if read.torn_tail.is_some() {
-            contents
-                .iter()
-                .rposition(|b| *b == b'\n')
-                .map(|i| i + 1)
-                .unwrap_or(0)
+            .open_with(log_name(id), OpenOptions::new().read(true).append(true))
+            .map_err(|e| self.open_error(id, e))?
+            .into_std();
+        lock_for_writing(&file, id, &path)?;
+        let bytes = read_all(&mut file, id)?;
+        // We hold the lock, so no one is writing: an unfinished last line is torn.
+        let scan = scan(id, &path, &bytes)?;
+        let layout = scan.layout.clone();
+        let read = scan.into_read(&bytes, false);
+        Ok(SessionClaim {
+            store: self,
+            id: id.to_string(),
+            file,
+            bytes,
+            layout,
+            read,
+        })
+    }
+
+    /// Claims a session and opens it for appending at once (see [`SessionStore::claim`]).
+    pub fn reopen(&self, id: &str) -> Result<(SessionLog, SessionRead)> {
+        self.claim(id)?.open_for_append()
+    }
+
+    /// Reads a session's events, modifying nothing. A tail after the last valid event (a crash
+    /// mid-write) is returned apart, never fatal; a malformed line with valid events after it is
+    /// corruption and an error naming the line, the file and the fix. An unfinished last line while
+    /// a writer holds the session is the line being written: skipped, and reported as such.
+    pub fn read(&self, id: &str) -> Result<SessionRead> {
+        check_session_id(id)?;
+        let path = self.file_of(id);
+        let mut file = self
+            .dir
+            .open(log_name(id))
+            .map_err(|e| self.open_error(id, e))?
+            .into_std();
+        let bytes = read_all(&mut file, id)?;
+        let first = scan(id, &path, &bytes)?;
+        if !first.ends_mid_line(&bytes) {
+            return Ok(first.into_read(&bytes, false));
+        }
+        // The last line is unfinished: being written by a live writer, or torn by a dead one. Only
+        // a writer holds the lock exclusively, so a shared lock is refused exactly while one lives.
+        match file.try_lock_shared() {
+            Err(TryLockError::WouldBlock) => Ok(first.into_read(&bytes, true)),
+            Ok(()) => {
+                // No writer now, and none can start while we hold this: every line a writer began
+                // is finished or torn for good. Read again, since one may have finished meanwhile.
+                let again = read_all(&mut file, id);
+                let _ = file.unlock();
+                let bytes = again?;
+                Ok(scan(id, &path, &bytes)?.into_read(&bytes, false))
+            }
+            // No locks on this file system: no writer can hold one either (it would have failed to
+            // start), so the line is torn.
+            Err(TryLockError::Error(_)) => Ok(first.into_read(&bytes, false)),
+        }
+    }
+
+    fn open_error(&self, id: &str, e: std::io::Error) -> anyhow::Error {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            anyhow!(
+                "no session '{id}' in {} (list them with `ls {}`)",
+                self.path.display(),
+                self.path.display()
+            )
         } else {
-            contents.len()
-        };
-        file.set_len(keep as u64)
-            .with_context(|| format!("cutting the torn line of session '{id}'"))?;
-        let mut file = self.dir.open_with(&name, OpenOptions::new().append(true))?;
-        if keep > 0 && contents[keep - 1] != b'\n' {
+            anyhow::Error::new(e).context(format!(
+                "opening session log {}",
+                self.file_of(id).display()
+            ))
+        }
+    }
+
+    /// Appends a tail to the session's `.torn` file, verbatim and ended by a newline, durably.
+    fn keep_torn(&self, id: &str, tail: &[u8]) -> Result<()> {
+        let path = self.torn_file_of(id);
+        let mut file = self
+            .dir
+            .open_with(torn_name(id), OpenOptions::new().append(true).create(true))
+            .with_context(|| format!("opening {}", path.display()))?;
+        let mut record = tail.to_vec();
+        if !record.ends_with(b"\n") {
+            record.push(b'\n');
+        }
+        file.write_all(&record)
+            .and_then(|()| file.sync_data())
+            .with_context(|| {
+                format!(
+                    "keeping the torn tail of session '{id}' in {}",
+                    path.display()
+                )
+            })?;
+        self.sync_dir()
+    }
+
+    /// Makes the directory's entries durable (a new session file, a new `.torn` file).
+    fn sync_dir(&self) -> Result<()> {
+        #[cfg(unix)]
+        {
+            // The capability handle is O_PATH on Linux, which cannot be fsynced: open the directory
+            // itself, through the capability, for reading.
+            self.dir
+                .open(".")
+                .and_then(|d| d.sync_all())
+                .with_context(|| {
+                    format!("syncing the sessions directory {}", self.path.display())
+                })?;
+        }
+        Ok(())
+    }
+}
+
+/// A session locked for writing and read under the lock, not yet modified (see
+/// [`SessionStore::claim`]). Dropping it releases the lock and leaves the file untouched.
+pub struct SessionClaim<'a> {
+    store: &'a SessionStore,
+    id: String,
+    file: File,
+    bytes: Vec<u8>,
+    layout: Layout,
+    read: SessionRead,
+}
+
+impl SessionClaim<'_> {
+    /// What the session holds (read under the lock).
+    pub fn read(&self) -> &SessionRead {
+        &self.read
+    }
+
+    /// Prepares the file for appending, keeping the lock: a tail that holds more than whitespace is
+    /// appended to `<id>.jsonl.torn` and fsynced (with the directory) first, then the file is cut to
+    /// its last valid event, a lost final newline is restored, and the file is fsynced. A crash in
+    /// between leaves the tail in both files, never in neither.
+    pub fn open_for_append(self) -> Result<(SessionLog, SessionRead)> {
+        let SessionClaim {
+            store,
+            id,
+            mut file,
+            bytes,
+            layout,
+            mut read,
+        } = self;
+        if let Some(torn) = layout.torn {
+            store.keep_torn(&id, &bytes[torn])?;
+            read.torn_tail_file = Some(torn_name(&id));
+        }
+        let path = store.file_of(&id);
+        if layout.keep < bytes.len() {
+            file.set_len(layout.keep as u64)
+                .with_context(|| format!("cutting the tail of session log {}", path.display()))?;
+        }
+        if layout.finish_line {
             // The last event is whole but its newline never made it: finish the line.
             file.write_all(b"\n")?;
         }
-        file.sync_data()?;
+        file.sync_data()
+            .with_context(|| format!("syncing session log {}", path.display()))?;
         let next_seq = read.events.last().map(|e| e.seq + 1).unwrap_or(1);
-        Ok((
-            SessionLog {
-                id: id.to_string(),
-                file,
-                next_seq,
-            },
-            read,
-        ))
-    }
-
-    /// Reads a session's events. A torn last line (a crash mid-write) is returned apart, never fatal;
-    /// a malformed line elsewhere is corruption and an error naming the line.
-    pub fn read(&self, id: &str) -> Result<SessionRead> {
-        check_session_id(id)?;
-        let file = self.dir.open(format!("{id}.jsonl")).with_context(|| {
-            format!(
-                "no session '{id}' in {} (list it with `ls`)",
-                self.path.display()
-            )
-        })?;
-        let mut lines = Vec::new();
-        for line in BufReader::new(file.into_std()).split(b'\n') {
-            lines.push(line.with_context(|| format!("reading session '{id}'"))?);
-        }
-        let mut events = Vec::new();
-        let mut torn_tail = None;
-        let count = lines.len();
-        for (i, line) in lines.into_iter().enumerate() {
-            if line.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            match serde_json::from_slice::<Event>(&line) {
-                Ok(event) => events.push(event),
-                Err(_) if i + 1 == count => {
-                    torn_tail = Some(String::from_utf8_lossy(&line).into_owned());
-                }
-                Err(e) => bail!("session '{id}' line {} is not a valid event: {e}", i + 1),
-            }
-        }
-        Ok(SessionRead { events, torn_tail })
+        Ok((SessionLog { id, file, next_seq }, read))
     }
 }
 
 /// What a session file holds.
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SessionRead {
     pub events: Vec<Event>,
-    /// The unparseable last line, if the writer crashed mid-line.
+    /// The tail after the last valid event when it holds more than whitespace (a crash mid-write,
+    /// or a malformed line): its text, verbatim (invalid UTF-8 replaced).
     pub torn_tail: Option<String>,
+    /// Where [`SessionClaim::open_for_append`] kept the torn tail: a file name in the sessions
+    /// directory. `None` until a writer moved it.
+    pub torn_tail_file: Option<String>,
+    /// The last line is unfinished and a live writer holds the session: it is being written, and
+    /// is neither an event yet nor part of `torn_tail`.
+    pub line_in_progress: bool,
 }
 
-/// An open session log, owned by one session.
+/// An open session log, owned by one session. It holds the session's write lock until dropped.
 pub struct SessionLog {
     id: String,
-    file: cap_std::fs::File,
+    file: File,
     next_seq: u64,
 }
 
@@ -245,10 +375,187 @@ fn new_session_id() -> String {
     format!("{compact}-{:08x}", h.finish() as u32)
 }
 
+/// A parsed session file: its events, and where the valid part ends.
+struct Scan {
+    events: Vec<Event>,
+    layout: Layout,
+}
+
+/// Where a session file's valid part ends, and the tail after it.
+#[derive(Debug, Clone)]
+struct Layout {
+    /// The bytes up to and including the last valid event's line.
+    keep: usize,
+    /// The last valid event ends the file without its newline.
+    finish_line: bool,
+    /// The tail after `keep`, when it holds anything but whitespace.
+    torn: Option<Range<usize>>,
+}
+
+impl Scan {
+    /// The file ends in an unfinished line that is not an event: a line being written or torn.
+    fn ends_mid_line(&self, bytes: &[u8]) -> bool {
+        self.layout.torn.is_some() && !bytes.ends_with(b"\n")
+    }
+
+    /// The public view; `in_progress` says the unfinished last line belongs to a live writer.
+    fn into_read(self, bytes: &[u8], in_progress: bool) -> SessionRead {
+        let torn = self.layout.torn.and_then(|range| {
+            let end = if in_progress {
+                // Only the lines before the one being written can be torn.
+                bytes[range.clone()]
+                    .iter()
+                    .rposition(|b| *b == b'\n')
+                    .map_or(range.start, |i| range.start + i + 1)
+            } else {
+                range.end
+            };
+            let text = &bytes[range.start..end];
+            (!is_blank(text)).then(|| String::from_utf8_lossy(text).into_owned())
+        });
+        SessionRead {
+            events: self.events,
+            torn_tail: torn,
+            torn_tail_file: None,
+            line_in_progress: in_progress,
+        }
+    }
+}
+
+/// Splits a file into events and a tail. A malformed line counts as tail only when no valid event
+/// follows it; otherwise the file is damaged in the middle and the error says where and what to do.
+fn scan(id: &str, path: &Path, bytes: &[u8]) -> Result<Scan> {
+    let mut events = Vec::new();
+    let mut keep = 0;
+    let mut first_bad: Option<(usize, serde_json::Error)> = None;
+    let mut start = 0;
+    let mut number = 0;
+    while start < bytes.len() {
+        number += 1;
+        let end = bytes[start..]
+            .iter()
+            .position(|b| *b == b'\n')
+            .map_or(bytes.len(), |i| start + i);
+        let line = &bytes[start..end];
+        let next = (end + 1).min(bytes.len());
+        if !is_blank(line) {
+            match serde_json::from_slice::<Event>(line) {
+                Ok(event) => {
+                    if let Some((bad, e)) = first_bad.take() {
+                        bail!(
+                            "session '{id}' line {bad} is not a valid event ({e}), and valid events \
+                             follow it: {} is damaged in the middle. Repair or delete line {bad} in \
+                             that file (copy it first); until then `log` and `--resume` refuse it",
+                            path.display()
+                        );
+                    }
+                    events.push(event);
+                    keep = next;
+                }
+                Err(e) => {
+                    first_bad.get_or_insert((number, e));
+                }
+            }
+        }
+        start = next;
+    }
+    let finish_line = keep > 0 && bytes[keep - 1] != b'\n';
+    let torn = (!is_blank(&bytes[keep..])).then_some(keep..bytes.len());
+    Ok(Scan {
+        events,
+        layout: Layout {
+            keep,
+            finish_line,
+            torn,
+        },
+    })
+}
+
+fn is_blank(bytes: &[u8]) -> bool {
+    bytes.iter().all(u8::is_ascii_whitespace)
+}
+
+fn log_name(id: &str) -> String {
+    format!("{id}.jsonl")
+}
+
+fn torn_name(id: &str) -> String {
+    format!("{id}.jsonl.torn")
+}
+
+/// The whole file, from its start.
+fn read_all(file: &mut File, id: &str) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    file.rewind()
+        .and_then(|_| file.read_to_end(&mut bytes))
+        .with_context(|| format!("reading session '{id}'"))?;
+    Ok(bytes)
+}
+
+/// Takes a session's exclusive lock without waiting for another writer. Readers hold the lock shared
+/// for an instant (see [`SessionStore::read`]); those are waited out, a writer is an error at once.
+fn lock_for_writing(file: &File, id: &str, path: &Path) -> Result<()> {
+    let unsupported = |e: std::io::Error| {
+        anyhow::Error::new(e).context(format!(
+            "locking session log {} for writing: the sessions directory must be on a file system \
+             with file locks (choose another with --sessions or DSH_SESSIONS_DIR)",
+            path.display()
+        ))
+    };
+    let patience = Instant::now() + READERS_PATIENCE;
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(()),
+            Err(TryLockError::WouldBlock) => {}
+            Err(TryLockError::Error(e)) => return Err(unsupported(e)),
+        }
+        // Refused: a writer (exclusive) or readers (shared)? A shared lock is granted beside readers.
+        match file.try_lock_shared() {
+            Ok(()) => file.unlock().map_err(unsupported)?,
+            Err(TryLockError::WouldBlock) => bail!(
+                "session '{id}' is being written by another dsh-host process (it holds the lock on \
+                 {}); wait for that process to end, or stop it, then try again",
+                path.display()
+            ),
+            Err(TryLockError::Error(e)) => return Err(unsupported(e)),
+        }
+        if Instant::now() >= patience {
+            bail!(
+                "session '{id}' stayed locked by readers for {} s; try again",
+                READERS_PATIENCE.as_secs()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    const EVENT_1: &str = r#"{"seq":1,"ts":"t","type":"session/start"}"#;
+    const EVENT_2: &str = r#"{"seq":2,"ts":"t","type":"turn/start","turn":1}"#;
+
+    /// A sessions directory holding session `s` with exactly `contents`.
+    fn store_with(contents: &str) -> (tempfile::TempDir, SessionStore) {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("s.jsonl"), contents).unwrap();
+        let store = SessionStore::open(tmp.path()).unwrap();
+        (tmp, store)
+    }
+
+    fn file(store: &SessionStore, id: &str) -> String {
+        std::fs::read_to_string(store.file_of(id)).unwrap()
+    }
+
+    fn append_raw(store: &SessionStore, id: &str, bytes: &[u8]) {
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(store.file_of(id))
+            .unwrap();
+        f.write_all(bytes).unwrap();
+    }
 
     #[test]
     fn events_get_increasing_sequence_numbers_and_read_back() {
@@ -269,36 +576,189 @@ mod tests {
         assert_eq!(read.events[0].data["model"], "m");
         assert_eq!(read.events[1].seq, 2);
         assert!(read.torn_tail.is_none());
+        assert!(!read.line_in_progress);
     }
 
     #[test]
     fn a_torn_last_line_is_reported_not_fatal() {
+        let (_tmp, store) = store_with(&format!("{EVENT_1}\n{}", r#"{"seq":2,"ts":"2026-"#));
+        let read = store.read("s").unwrap();
+        assert_eq!(read.events.len(), 1);
+        assert_eq!(read.torn_tail.as_deref(), Some(r#"{"seq":2,"ts":"2026-"#));
+        assert!(!read.line_in_progress);
+    }
+
+    #[test]
+    fn an_unfinished_line_beside_a_live_writer_is_being_written_not_torn() {
         let tmp = tempfile::tempdir().unwrap();
         let store = SessionStore::open(tmp.path()).unwrap();
         let mut log = store.create().unwrap();
         log.append("session/start", json!({})).unwrap();
-        let path = store.file_of(log.id());
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap();
-        f.write_all(br#"{"seq":2,"ts":"2026-"#).unwrap();
-        let read = store.read(log.id()).unwrap();
+        let id = log.id().to_string();
+        // The writer's next line, caught half-way (a reader sees this while a long line goes out).
+        append_raw(&store, &id, br#"{"seq":2,"ts":"2026-"#);
+        let before = file(&store, &id);
+
+        let read = store.read(&id).unwrap();
         assert_eq!(read.events.len(), 1);
+        assert!(read.line_in_progress);
+        assert_eq!(read.torn_tail, None, "a live writer's line is not torn");
+        assert_eq!(file(&store, &id), before, "a reader modifies nothing");
+
+        // The writer is gone (a crash): now the same line is torn.
+        drop(log);
+        let read = store.read(&id).unwrap();
+        assert!(!read.line_in_progress);
         assert_eq!(read.torn_tail.as_deref(), Some(r#"{"seq":2,"ts":"2026-"#));
+        assert_eq!(file(&store, &id), before);
+        assert!(!store.torn_file_of(&id).exists());
     }
 
     #[test]
-    fn a_corrupt_middle_line_is_an_error_naming_the_line() {
+    fn a_corrupt_middle_line_is_an_error_naming_the_line_the_file_and_the_fix() {
+        for contents in [
+            format!("garbage\n{EVENT_1}\n"),
+            format!("{EVENT_1}\nnot json\n\n{EVENT_2}\n"),
+        ] {
+            let (_tmp, store) = store_with(&contents);
+            let line = if contents.starts_with("garbage") {
+                1
+            } else {
+                2
+            };
+            for err in [
+                store.read("s").unwrap_err().to_string(),
+                store.claim("s").err().unwrap().to_string(),
+            ] {
+                assert!(err.contains(&format!("line {line} ")), "{err}");
+                assert!(
+                    err.contains(&store.file_of("s").display().to_string()),
+                    "{err}"
+                );
+                assert!(err.contains("Repair or delete"), "{err}");
+            }
+            assert_eq!(file(&store, "s"), contents);
+        }
+    }
+
+    #[test]
+    fn a_malformed_last_line_with_its_newline_is_moved_aside_before_anything_is_appended() {
+        // The field report: a malformed but terminated last line used to stay, the resumed events
+        // went after it, and from then on the session could be neither read nor resumed.
+        let contents = format!("{EVENT_1}\n{EVENT_2}\n{{\"seq\":3,\"ts\":\n");
+        let (_tmp, store) = store_with(&contents);
+        let (mut log, read) = store.reopen("s").unwrap();
+        assert_eq!(read.events.len(), 2);
+        assert_eq!(read.torn_tail.as_deref(), Some("{\"seq\":3,\"ts\":\n"));
+        assert_eq!(read.torn_tail_file.as_deref(), Some("s.jsonl.torn"));
+        assert_eq!(
+            std::fs::read_to_string(store.torn_file_of("s")).unwrap(),
+            "{\"seq\":3,\"ts\":\n"
+        );
+        assert_eq!(file(&store, "s"), format!("{EVENT_1}\n{EVENT_2}\n"));
+        assert_eq!(log.append("session/resumed", json!({})).unwrap(), 3);
+        drop(log);
+
+        let again = store.read("s").unwrap();
+        assert_eq!(again.torn_tail, None);
+        let seqs: Vec<u64> = again.events.iter().map(|e| e.seq).collect();
+        assert_eq!(seqs, [1, 2, 3]);
+        // And it can be continued again.
+        let (_, read) = store.reopen("s").unwrap();
+        assert_eq!(read.torn_tail_file, None);
+    }
+
+    #[test]
+    fn a_tail_of_several_lines_moves_aside_whole_and_torn_files_accumulate() {
+        let tail = "\nnot an event\n  \n{\"seq\":3,\"t";
+        let (_tmp, store) = store_with(&format!("{EVENT_1}\n{EVENT_2}\n{tail}"));
+        let (log, read) = store.reopen("s").unwrap();
+        assert_eq!(read.torn_tail.as_deref(), Some(tail));
+        drop(log);
+        append_raw(&store, "s", b"second crash");
+        let (log, read) = store.reopen("s").unwrap();
+        assert_eq!(read.torn_tail.as_deref(), Some("second crash"));
+        drop(log);
+        // Bytes kept verbatim, each tail ended by a newline so the next one starts on its own line.
+        assert_eq!(
+            std::fs::read_to_string(store.torn_file_of("s")).unwrap(),
+            format!("{tail}\nsecond crash\n")
+        );
+        assert_eq!(file(&store, "s"), format!("{EVENT_1}\n{EVENT_2}\n"));
+    }
+
+    #[test]
+    fn a_file_with_no_valid_event_is_all_tail() {
+        let (_tmp, store) = store_with("garbage\n");
+        let read = store.read("s").unwrap();
+        assert!(read.events.is_empty());
+        assert_eq!(read.torn_tail.as_deref(), Some("garbage\n"));
+    }
+
+    #[test]
+    fn blank_lines_after_the_last_event_are_not_torn_and_are_cut() {
+        let (_tmp, store) = store_with(&format!("{EVENT_1}\n\n  \n"));
+        let read = store.read("s").unwrap();
+        assert_eq!(read.torn_tail, None);
+        let (log, read) = store.reopen("s").unwrap();
+        assert_eq!(read.torn_tail_file, None);
+        drop(log);
+        assert_eq!(file(&store, "s"), format!("{EVENT_1}\n"));
+        assert!(!store.torn_file_of("s").exists());
+    }
+
+    #[test]
+    fn a_claim_modifies_nothing_until_opened_for_append() {
+        let contents = format!("{EVENT_1}\ngarbage\n{{\"seq\":2");
+        let (_tmp, store) = store_with(&contents);
+        let claim = store.claim("s").unwrap();
+        assert_eq!(claim.read().events.len(), 1);
+        assert_eq!(
+            claim.read().torn_tail.as_deref(),
+            Some("garbage\n{\"seq\":2")
+        );
+        drop(claim);
+        assert_eq!(file(&store, "s"), contents);
+        assert!(!store.torn_file_of("s").exists());
+    }
+
+    #[test]
+    fn one_writer_per_session() {
         let tmp = tempfile::tempdir().unwrap();
         let store = SessionStore::open(tmp.path()).unwrap();
-        std::fs::write(
-            tmp.path().join("s1.jsonl"),
-            "garbage\n{\"seq\":1,\"ts\":\"t\",\"type\":\"x\"}\n",
-        )
-        .unwrap();
-        let err = store.read("s1").unwrap_err().to_string();
-        assert!(err.contains("line 1"), "{err}");
+        let mut log = store.create().unwrap();
+        log.append("session/start", json!({})).unwrap();
+        let id = log.id().to_string();
+        // Another store is another open file, as in another process.
+        let other = SessionStore::open(tmp.path()).unwrap();
+        let err = other.claim(&id).err().unwrap().to_string();
+        assert!(err.contains(&id), "{err}");
+        assert!(err.contains("another dsh-host process"), "{err}");
+        // Reading beside the writer is fine.
+        assert_eq!(other.read(&id).unwrap().events.len(), 1);
+        drop(log);
+
+        let (log, _) = other.reopen(&id).unwrap();
+        let err = store.reopen(&id).err().unwrap().to_string();
+        assert!(err.contains("another dsh-host process"), "{err}");
+        drop(log);
+        store.reopen(&id).unwrap();
+    }
+
+    #[test]
+    fn a_writer_waits_out_a_reader_instead_of_failing() {
+        let (_tmp, store) = store_with(&format!("{EVENT_1}\n"));
+        // A reader holds the lock shared while it rereads a torn-looking file.
+        let reader = std::fs::File::open(store.file_of("s")).unwrap();
+        reader.lock_shared().unwrap();
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            reader.unlock().unwrap();
+        });
+        let (log, read) = store.reopen("s").unwrap();
+        assert_eq!(read.events.len(), 1);
+        release.join().unwrap();
+        drop(log);
     }
 
     #[test]
@@ -320,7 +780,22 @@ mod tests {
                 .unwrap_or_else(|| panic!("{bad:?} accepted"))
                 .to_string();
             assert!(err.contains("invalid session id"), "{bad:?}: {err}");
+            let err = store.claim(bad).err().unwrap().to_string();
+            assert!(err.contains("invalid session id"), "{bad:?}: {err}");
         }
+    }
+
+    #[test]
+    fn a_missing_session_is_an_error_naming_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = SessionStore::open(tmp.path()).unwrap();
+        for err in [
+            store.read("nope").unwrap_err().to_string(),
+            store.claim("nope").err().unwrap().to_string(),
+        ] {
+            assert!(err.contains("no session 'nope'"), "{err}");
+        }
+        assert!(!store.file_of("nope").exists());
     }
 
     #[test]
@@ -332,13 +807,7 @@ mod tests {
         log.append("turn/start", json!({"turn": 1})).unwrap();
         let id = log.id().to_string();
         drop(log);
-        let path = store.file_of(&id);
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .unwrap();
-        f.write_all(br#"{"seq":3,"ts":"2026-11-29T"#).unwrap();
-        drop(f);
+        append_raw(&store, &id, br#"{"seq":3,"ts":"2026-11-29T"#);
 
         let (mut log, read) = store.reopen(&id).unwrap();
         assert_eq!(read.events.len(), 2);
@@ -355,18 +824,14 @@ mod tests {
 
     #[test]
     fn reopening_finishes_a_line_whose_newline_was_lost() {
-        let tmp = tempfile::tempdir().unwrap();
-        let store = SessionStore::open(tmp.path()).unwrap();
-        std::fs::write(
-            tmp.path().join("s.jsonl"),
-            r#"{"seq":1,"ts":"t","type":"session/start"}"#,
-        )
-        .unwrap();
+        let (_tmp, store) = store_with(EVENT_1);
         let (mut log, read) = store.reopen("s").unwrap();
         assert_eq!(read.events.len(), 1);
+        assert_eq!(read.torn_tail, None);
         log.append("session/resumed", json!({})).unwrap();
         let again = store.read("s").unwrap();
         assert_eq!(again.events.len(), 2);
+        assert!(!store.torn_file_of("s").exists());
     }
 
     #[test]

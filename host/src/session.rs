@@ -147,8 +147,9 @@ impl Session {
         })
     }
 
-    /// Continues a session from its log (see [`crate::log::SessionStore::reopen`]). Returns the
-    /// session and the turn the process did not finish, if any, for [`Session::continue_turn`].
+    /// Continues a session from its log, opened for appending (see
+    /// [`crate::log::SessionClaim::open_for_append`]). Returns the session and the turn the process
+    /// did not finish, if any, for [`Session::continue_turn`].
     pub fn resume(
         deps: SessionDeps,
         mut log: SessionLog,
@@ -166,6 +167,7 @@ impl Session {
             json!({
                 "unfinished_turn": unfinished.as_ref().map(|t| t.turn),
                 "torn_tail": read.torn_tail,
+                "torn_tail_file": read.torn_tail_file,
                 "provider": deps.provider.config.name,
                 "model": deps.provider.config.model,
             }),

@@ -15,4 +15,5 @@ mod mock_record;
 mod other_languages;
 mod recovery;
 mod sandbox;
+mod session_log;
 mod tools;

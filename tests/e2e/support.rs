@@ -74,18 +74,14 @@ impl Scratch {
             .expect("dsh-host runs")
     }
 
-    /// The id of the only session in this scratch dir.
+    /// The id of the only session in this scratch dir (its `.jsonl` file; a `.jsonl.torn` beside it
+    /// holds moved-aside tails, not a session).
     pub fn only_session_id(&self) -> String {
         let ids: Vec<String> = std::fs::read_dir(self.sessions())
             .unwrap()
-            .map(|e| {
-                e.unwrap()
-                    .path()
-                    .file_stem()
-                    .unwrap()
-                    .to_string_lossy()
-                    .into_owned()
-            })
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+            .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
             .collect();
         assert_eq!(ids.len(), 1, "expected exactly one session, found {ids:?}");
         ids[0].clone()
