@@ -76,12 +76,34 @@ fn completion_script(chunks: usize, copies: usize) -> String {
 }
 
 /// Starts `dsh-host mock` in its own process (so its CPU is not counted) and returns it with its URL.
-fn spawn_mock(script: &str, dir: &Path) -> (std::process::Child, String) {
+/// A mock provider process, killed when dropped: a report that panics must not leave a server
+/// running (nor holding its parent's stderr, which a test waiting on this report reads to the end).
+struct MockProcess(std::process::Child);
+
+impl MockProcess {
+    fn kill(&mut self) -> std::io::Result<()> {
+        self.0.kill()
+    }
+
+    fn wait(&mut self) -> std::io::Result<std::process::ExitStatus> {
+        self.0.wait()
+    }
+}
+
+impl Drop for MockProcess {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn spawn_mock(script: &str, dir: &Path) -> (MockProcess, String) {
     let path = dir.join(format!("script-{}.json", rand_suffix()));
     std::fs::write(&path, script).unwrap();
     let mut child = Command::new(host_binary())
         .args(["mock", "--script", path.to_str().unwrap()])
         .stdout(Stdio::piped())
+        .stderr(Stdio::null())
         .spawn()
         .unwrap();
     use std::io::BufRead;
@@ -91,7 +113,7 @@ fn spawn_mock(script: &str, dir: &Path) -> (std::process::Child, String) {
     // Keep draining: the mock must never see a closed stdout.
     std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
     let url = line.trim().strip_prefix("mock provider listening on ").unwrap().to_string();
-    (child, url)
+    (MockProcess(child), url)
 }
 
 fn rand_suffix() -> u128 {
@@ -228,6 +250,7 @@ async fn concurrency(sessions: usize, dir: &Path) -> (f64, f64, f64, f64, usize)
 
     let mut cfg = config::preset("openai-compatible").unwrap();
     cfg.base_url = url;
+    cfg.model = "bench-model".into();
     cfg.retry_policy = RetryPolicy::default();
     let mut config = Config::builtin();
     config.listeners.retain(|l| matches!(&l.guest, dsh_host::config::GuestRef::Builtin(n) if n == "llm-retry"));

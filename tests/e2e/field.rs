@@ -149,6 +149,25 @@ async fn pings_do_not_keep_a_stalled_stream_alive() {
     assert!(started.elapsed() < Duration::from_millis(2500), "timed out while the pings went on: {:?}", started.elapsed());
 }
 
+/// The same with SSE comments (`: keepalive`, as OpenRouter and proxies send them) for 15 s against
+/// a 500 ms idle timeout. Before the watchdog counted progress, this ended as STREAM_TRUNCATED at
+/// the end of the comments, 15 s later.
+#[tokio::test]
+async fn keepalive_comments_do_not_keep_a_stalled_stream_alive() {
+    let mock = mock(
+        r#"{"steps":[{"events":[{"data":{"choices":[{"index":0,"delta":{"content":"first"},"finish_reason":null}]}},
+        {"sse_comment":"keepalive","delay_ms":100,"repeat":150}]}]}"#,
+    )
+    .await;
+    let mut cfg = provider_config(&mock.base_url(), "m");
+    cfg.stream_idle_timeout = Duration::from_millis(500);
+    let p = Provider::new(cfg, builtin(&engine(), "openai", |_| {}).await, None).unwrap();
+    let started = Instant::now();
+    let f = attempt(&p).await.unwrap_err();
+    assert_eq!(f.code, "TIMEOUT", "{f}");
+    assert!(started.elapsed() < Duration::from_millis(2500), "timed out while the comments went on: {:?}", started.elapsed());
+}
+
 /// A fake provider on a raw socket that sends `head`, then `body` one byte every `every`.
 async fn dripping_provider(head: &'static str, body: &'static str, every: Duration) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
