@@ -9,6 +9,7 @@ mod cli_run;
 mod credentials;
 mod field;
 mod fixtures;
+mod gateway_sdk;
 mod guests;
 mod hostile_provider;
 mod mock_record;
