@@ -377,12 +377,15 @@ async fn chat_completions(State(gw): State<Arc<Gateway>>, headers: HeaderMap, bo
     if !gw.running.lock().expect("running lock").insert(session_id.clone()) {
         return conflict(&session_id);
     }
-    let _running = Running { gw: gw.clone(), id: session_id.clone() };
-    let request = RequestRun { gw: gw.clone(), client, plan, parsed, session_id, prior, deadline, started };
+    gw.metrics.in_flight.inc();
+    let running = Running { gw: gw.clone(), id: session_id.clone() };
+    let request = RequestRun { gw: gw.clone(), client, plan, parsed, session_id, prior, deadline, started, running };
     request.answer().await
 }
 
-/// Removes a session from the running set when its request ends, however it ends.
+/// Removes a session from the running set (and from what a drain cuts) when its session task ends,
+/// however it ends. It lives as long as the task, not the handler: a streamed answer goes on after
+/// the handler has returned the head, and must stay 409 to its key and cuttable by a drain.
 struct Running {
     gw: Arc<Gateway>,
     id: String,
@@ -392,6 +395,7 @@ impl Drop for Running {
     fn drop(&mut self) {
         self.gw.running.lock().expect("running lock").remove(&self.id);
         self.gw.in_flight.lock().expect("in-flight lock").remove(&self.id);
+        self.gw.metrics.in_flight.dec();
     }
 }
 
@@ -465,6 +469,7 @@ struct RequestRun {
     prior: Prior,
     deadline: tokio::time::Instant,
     started: Instant,
+    running: Running,
 }
 
 /// What the session task sends the response side.
@@ -476,7 +481,7 @@ enum Outcome {
 
 impl RequestRun {
     async fn answer(self) -> Response {
-        let RequestRun { gw, client, plan, parsed, session_id, prior, deadline, started } = self;
+        let RequestRun { gw, client, plan, parsed, session_id, prior, deadline, started, running } = self;
         let first = &plan.targets[0];
         let provider = match gw.provider(&first.provider).await {
             Ok(p) => p,
@@ -514,6 +519,7 @@ impl RequestRun {
         let task_committed = committed.clone();
         let client_id = client.id.clone();
         let task = tokio::spawn(async move {
+            let _running = running;
             let sink_committed = task_committed.clone();
             let mut sink = move |event: StreamEvent| {
                 if matches!(&event, StreamEvent::Text(t) | StreamEvent::Reasoning(t) if !t.is_empty()) {
@@ -534,10 +540,7 @@ impl RequestRun {
             abort,
             created: SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default().as_secs(),
         };
-        gw.metrics.in_flight.inc();
-        let response = if stream { ctx.stream(task, events_rx, guard).await } else { ctx.whole(task, events_rx, guard).await };
-        gw.metrics.in_flight.dec();
-        response
+        if stream { ctx.stream(task, events_rx, guard).await } else { ctx.whole(task, events_rx, guard).await }
     }
 }
 
