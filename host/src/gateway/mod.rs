@@ -728,7 +728,14 @@ impl ResponseCtx {
                     // The session ended without streaming content: the outcome decides the answer.
                     None => break Some(self.outcome(&mut task, &mut deadline_hit).await),
                 },
-                _ = tokio::time::sleep_until(hold_until) => break None,
+                // The deadline before any content: nothing is sent yet, so the answer is the status
+                // (504), as for a non-streaming request, not a 200 whose stream holds only an error.
+                _ = tokio::time::sleep_until(hold_until) => {
+                    if hold_until >= self.deadline {
+                        break Some(self.outcome(&mut task, &mut deadline_hit).await);
+                    }
+                    break None;
+                }
             }
         };
         if let Some(outcome) = finished {
