@@ -366,7 +366,7 @@ async fn chat_completions(State(gw): State<Arc<Gateway>>, headers: HeaderMap, bo
         .or_else(|| headers.get("x-dsh-session"))
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
-    let prior = match find_prior(&gw, &client, idempotency.as_deref()) {
+    let prior = match find_prior(&gw, &client, idempotency.as_deref(), &parsed.exchange.digest()) {
         Ok(p) => p,
         Err(r) => return r,
     };
@@ -424,7 +424,8 @@ fn request_deadline(headers: &HeaderMap, default_ms: u64) -> Result<tokio::time:
 }
 
 /// The session an idempotency key names: scoped to the client, so that two clients' keys never meet.
-fn find_prior(gw: &Gateway, client: &Client, key: Option<&str>) -> Result<Prior, Response> {
+/// `conversation`: the request's digest ([`Exchange::digest`]), which must be the one the key began.
+fn find_prior(gw: &Gateway, client: &Client, key: Option<&str>, conversation: &str) -> Result<Prior, Response> {
     let Some(key) = key else {
         return Ok(Prior::Fresh(fresh_id()));
     };
@@ -441,6 +442,16 @@ fn find_prior(gw: &Gateway, client: &Client, key: Option<&str>) -> Result<Prior,
         return Err(conflict(&id));
     }
     let read = gw.store.read(&id).map_err(|e| internal(&format!("{e:#}")))?;
+    // A key names one request. Replaying its answer to another conversation would hand a client
+    // the answer to a question it did not ask: refused, as the IETF Idempotency-Key draft says (422).
+    let recorded = read
+        .events
+        .iter()
+        .find(|e| e.kind == "turn/start")
+        .and_then(|e| e.data.get("exchange")?.get("digest")?.as_str());
+    if recorded.is_some_and(|r| r != conversation) {
+        return Err(key_reused(&id));
+    }
     let open = read.events.iter().filter(|e| e.kind == "turn/start").count() > read.events.iter().filter(|e| e.kind == "turn/end").count();
     if open {
         Ok(Prior::Open(id))
@@ -937,6 +948,17 @@ fn internal(message: &str) -> Response {
 
 fn conflict(session: &str) -> Response {
     let mut r = plain_error(409, "invalid_request_error", "request_in_progress", &format!("session {session} is being answered by another request; retry once it has finished"));
+    r.headers_mut().insert("x-dsh-session", header_value(session));
+    r
+}
+
+fn key_reused(session: &str) -> Response {
+    let mut r = plain_error(
+        422,
+        "invalid_request_error",
+        "idempotency_key_reused",
+        "this Idempotency-Key was first used with another request (another conversation or tools): send a new key with a new request",
+    );
     r.headers_mut().insert("x-dsh-session", header_value(session));
     r
 }
