@@ -453,12 +453,14 @@ fn find_prior(gw: &Gateway, client: &Client, key: Option<&str>, conversation: &s
         return Err(key_reused(&id));
     }
     let open = read.events.iter().filter(|e| e.kind == "turn/start").count() > read.events.iter().filter(|e| e.kind == "turn/end").count();
-    if open {
+    let last_end = read.events.iter().rev().find(|e| e.kind == "turn/end");
+    // An exchange that ended ABORTED has no result to replay: its client left, its deadline passed, or
+    // a drain cut it. The client's retry under the same key runs it again (a new turn of the session).
+    let aborted = last_end.is_some_and(|e| e.data.get("code").and_then(Value::as_str) == Some("ABORTED"));
+    if open || aborted || last_end.is_none() {
         Ok(Prior::Open(id))
-    } else if read.events.iter().any(|e| e.kind == "turn/end") {
-        Ok(Prior::Done(id, read.events))
     } else {
-        Ok(Prior::Open(id))
+        Ok(Prior::Done(id, read.events))
     }
 }
 
