@@ -1134,3 +1134,71 @@ async fn sigterm_cuts_what_outlasts_the_drain_as_aborted() {
     );
     assert_eq!(of_kind(&events, "turn/end")[0].data["code"], "ABORTED");
 }
+
+// ---- metrics ------------------------------------------------------------------------------------
+
+/// The value of the sample `name{labels}` in a Prometheus text page (labels as the page writes them).
+fn sample(page: &str, series: &str) -> Option<f64> {
+    page.lines().find_map(|l| {
+        l.strip_prefix(series)?
+            .strip_prefix(' ')?
+            .trim()
+            .parse()
+            .ok()
+    })
+}
+
+#[tokio::test]
+async fn metrics_count_attempts_retries_and_fallbacks_by_the_provider_that_made_them() {
+    // A streamed request on a route: the primary's two attempts end in 429s (one retry), the backup
+    // answers. Every count must name the provider that made the attempt, not the one that answered.
+    let primary = mock(&script(&[rate_limited(None), rate_limited(None)])).await;
+    let backup = mock(&script(&[completion(&["from the backup"])])).await;
+    let scratch = Scratch::new();
+    scratch.config(&format!(
+        "{}{}[gateway]\n[[gateway.routes]]\nmodel = \"smart\"\nprovider = \"primary\"\nfallbacks = [\"backup/small\"]\n",
+        upstream_toml("primary", "openai-compatible", &primary.base_url(), 1, 10),
+        upstream_toml("backup", "openai-compatible", &backup.base_url(), 1, 10)
+    ));
+    let gw = scratch
+        .start_gateway(&["--allow-unauthenticated"], &[])
+        .await;
+    let body =
+        json!({"model": "smart", "messages": [{"role": "user", "content": "hi"}], "stream": true})
+            .to_string();
+    let answer = post(&gw, None, &[], body).await;
+    assert_eq!(
+        sse_texts(&answer.body).concat(),
+        "from the backup",
+        "{}",
+        answer.body
+    );
+    let page = get(&gw, "/metrics", None).await.body;
+    let expect = [
+        ("dsh_gateway_attempts_total{provider=\"primary\"}", 2.0),
+        ("dsh_gateway_attempts_total{provider=\"backup\"}", 1.0),
+        (
+            "dsh_gateway_retries_total{provider=\"primary\",code=\"RATE_LIMITED\"}",
+            1.0,
+        ),
+        (
+            "dsh_gateway_fallbacks_total{provider=\"primary\",code=\"RATE_LIMITED\"}",
+            1.0,
+        ),
+        (
+            "dsh_gateway_requests_total{provider=\"backup\",status=\"200\",stream=\"true\"}",
+            1.0,
+        ),
+        (
+            "dsh_gateway_first_content_seconds_count{provider=\"backup\"}",
+            1.0,
+        ),
+    ];
+    for (series, value) in expect {
+        assert_eq!(sample(&page, series), Some(value), "{series} in:\n{page}");
+    }
+    assert!(
+        !page.contains("provider=\"\"") && !page.contains("provider=\"any\""),
+        "{page}"
+    );
+}

@@ -531,6 +531,8 @@ impl RequestRun {
         let task_gw = gw.clone();
         let task_committed = committed.clone();
         let client_id = client.id.clone();
+        let answering = Arc::new(Mutex::new(first.provider.clone()));
+        let task_answering = answering.clone();
         let task = tokio::spawn(async move {
             let _running = running;
             let sink_committed = task_committed.clone();
@@ -541,7 +543,7 @@ impl RequestRun {
                 }
                 let _ = events_tx.send(event);
             };
-            run_targets(&task_gw, &mut session, &client_id, plan, exchange, unfinished, &task_committed, &mut sink).await
+            run_targets(&task_gw, &mut session, &client_id, plan, exchange, unfinished, &task_committed, &task_answering, &mut sink).await
         });
         let ctx = ResponseCtx {
             gw: gw.clone(),
@@ -552,6 +554,7 @@ impl RequestRun {
             deadline,
             abort,
             created: SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default().as_secs(),
+            answering,
         };
         if stream { ctx.stream(task, events_rx, guard).await } else { ctx.whole(task, events_rx, guard).await }
     }
@@ -568,6 +571,7 @@ async fn run_targets(
     exchange: Exchange,
     unfinished: Option<crate::resume::UnfinishedTurn>,
     committed: &AtomicBool,
+    answering: &Mutex<String>,
     sink: &mut (dyn FnMut(StreamEvent) + Send),
 ) -> Outcome {
     let mut last: Option<(String, String)> = None;
@@ -583,6 +587,16 @@ async fn run_targets(
                 return Outcome::Host(format!("{e:#}"));
             }
         }
+        *answering.lock().expect("answering lock") = target.provider.clone();
+        // Attempts and retries are counted here, where the provider that made them is known: the
+        // response side sees the events after a fallback may have switched providers.
+        let mut counted = |event: StreamEvent| {
+            if let StreamEvent::Retrying { code, .. } = &event {
+                gw.metrics.retries.get_or_create(&metrics::code(&target.provider, code)).inc();
+                gw.metrics.attempts.get_or_create(&metrics::provider(&target.provider)).inc();
+            }
+            sink(event);
+        };
         let mut exchange = exchange.clone();
         exchange.options.model = Some(target.model.clone());
         let note = json!({"client": client, "target": {"provider": target.provider, "model": target.model}});
@@ -591,15 +605,20 @@ async fn run_targets(
                 if let Err(e) = session.note("gateway/continue", note) {
                     return Outcome::Host(format!("{e:#}"));
                 }
-                session.continue_exchange(open.clone(), exchange, sink).await
+                session.continue_exchange(open.clone(), exchange, &mut counted).await
             }
             _ => {
                 if let Err(e) = session.note("gateway/request", note) {
                     return Outcome::Host(format!("{e:#}"));
                 }
-                session.run_exchange(exchange, sink).await
+                session.run_exchange(exchange, &mut counted).await
             }
         };
+        // The target's last attempt (each retried one was counted with its retry). Not after an
+        // abort, which may have come during a backoff, with no attempt in flight.
+        if !matches!(&result, Err(TurnError::Host(_))) && !matches!(&result, Err(TurnError::Failed(f)) if f.code == "ABORTED") {
+            gw.metrics.attempts.get_or_create(&metrics::provider(&target.provider)).inc();
+        }
         match result {
             Ok(completion) => return Outcome::Done { completion, provider: target.provider.clone() },
             Err(TurnError::Failed(failure)) => {
@@ -627,6 +646,8 @@ struct ResponseCtx {
     deadline: tokio::time::Instant,
     abort: AbortSignal,
     created: u64,
+    /// The provider of the target running now (a fallback changes it), for the first-content metric.
+    answering: Arc<Mutex<String>>,
 }
 
 impl ResponseCtx {
@@ -664,12 +685,9 @@ impl ResponseCtx {
         }
     }
 
-    /// Counts an event the session reported; returns a compaction note for the headers.
-    fn observe(&self, provider: &str, event: &StreamEvent, compacted: &mut Option<String>) {
-        if let StreamEvent::Retrying { code, .. } = event {
-            self.gw.metrics.retries.get_or_create(&metrics::code(provider, code)).inc();
-            self.gw.metrics.attempts.get_or_create(&metrics::provider(provider)).inc();
-        }
+    /// Notes a compaction the session reported, for the headers. (Attempts and retries are counted
+    /// by `run_targets`, which knows their provider.)
+    fn observe(&self, event: &StreamEvent, compacted: &mut Option<String>) {
         if let StreamEvent::Compacted { before, after } = event {
             *compacted = Some(format!("{before}->{after}"));
         }
@@ -705,9 +723,8 @@ impl ResponseCtx {
         drop(guard_disarmed(guard));
         let mut compacted = None;
         let provider = outcome_provider(&outcome);
-        self.gw.metrics.attempts.get_or_create(&metrics::provider(&provider)).inc();
         while let Ok(e) = events.try_recv() {
-            self.observe(&provider, &e, &mut compacted);
+            self.observe(&e, &mut compacted);
         }
         let response = match &outcome {
             Outcome::Done { completion, .. } => {
@@ -731,13 +748,12 @@ impl ResponseCtx {
         let mut compacted = None;
         let mut deadline_hit = false;
         let mut first: Option<StreamEvent> = None;
-        let mut provider = String::new();
         // Holding the head.
         let finished = loop {
             tokio::select! {
                 event = events.recv() => match event {
                     Some(e @ (StreamEvent::Text(_) | StreamEvent::Reasoning(_))) => { first = Some(e); break None; }
-                    Some(e) => self.observe(&provider, &e, &mut compacted),
+                    Some(e) => self.observe(&e, &mut compacted),
                     // The session ended without streaming content: the outcome decides the answer.
                     None => break Some(self.outcome(&mut task, &mut deadline_hit).await),
                 },
@@ -753,8 +769,7 @@ impl ResponseCtx {
         };
         if let Some(outcome) = finished {
             drop(guard_disarmed(guard));
-            provider = outcome_provider(&outcome);
-            self.gw.metrics.attempts.get_or_create(&metrics::provider(&provider)).inc();
+            let provider = outcome_provider(&outcome);
             let response = match &outcome {
                 Outcome::Done { completion, .. } => {
                     let w = self.writer();
@@ -779,7 +794,8 @@ impl ResponseCtx {
         }
         // The head goes now: with the first content, or because the hold ran out.
         if first.is_some() {
-            self.gw.metrics.first_content.get_or_create(&metrics::provider("any")).observe(self.started.elapsed().as_secs_f64());
+            let provider = self.answering.lock().expect("answering lock").clone();
+            self.gw.metrics.first_content.get_or_create(&metrics::provider(&provider)).observe(self.started.elapsed().as_secs_f64());
         }
         let (body_tx, body_rx) = mpsc::channel::<Result<Bytes, std::convert::Infallible>>(64);
         let headers = self.headers(&compacted);
@@ -820,7 +836,7 @@ impl ResponseCtx {
             tokio::select! {
                 event = events.recv() => match event {
                     Some(e) => {
-                        self.observe("any", &e, &mut compacted);
+                        self.observe(&e, &mut compacted);
                         if let Some(text) = write_event(&e) {
                             alive = send(text).await;
                         }
@@ -840,7 +856,6 @@ impl ResponseCtx {
         }
         let outcome = self.outcome(&mut task, &mut deadline_hit).await;
         let provider = outcome_provider(&outcome);
-        self.gw.metrics.attempts.get_or_create(&metrics::provider(&provider)).inc();
         let tail = match &outcome {
             Outcome::Done { completion, .. } => w.end(completion, self.include_usage),
             Outcome::Failed { failure, .. } => {
