@@ -9,6 +9,8 @@ mod cli_run;
 mod credentials;
 mod field;
 mod fixtures;
+mod gateway;
+mod gateway_sdk;
 mod guests;
 mod hostile_provider;
 mod mock_record;

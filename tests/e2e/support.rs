@@ -338,3 +338,222 @@ fn inputs_hash(dirs: &[&Path], extra: &[&str]) -> u64 {
     extra.hash(&mut hasher);
     hasher.finish()
 }
+
+// ---- the gateway (tests/e2e/gateway.rs and gateway_sdk.rs) ------------------------------------
+
+/// The variable the gateway's upstream providers take their key from (`api_key_env`): a key
+/// configured for the provider by name, as a real deployment pointing a preset at its own host does.
+pub const UPSTREAM_KEY_ENV: &str = "DSH_TEST_UPSTREAM_KEY";
+
+/// `[providers.NAME]` on the mock at `url` with the `preset`'s adapter, the test key, and a fast
+/// retry policy without jitter (so the tests can count attempts and backoffs exactly).
+pub fn upstream_toml(
+    name: &str,
+    preset: &str,
+    url: &str,
+    max_retries: u32,
+    initial_delay_ms: u64,
+) -> String {
+    format!(
+        "[providers.{name}]\npreset = {preset:?}\nbase_url = {url:?}\nmodel = \"mock-model\"\n\
+         api_key_env = {UPSTREAM_KEY_ENV:?}\napi_key_required = true\n\
+         [providers.{name}.retry_policy]\nmax_retries = {max_retries}\ninitial_delay_ms = {initial_delay_ms}\n\
+         jitter_ratio = 0.0\n"
+    )
+}
+
+/// A running `dsh-host serve`: its address (read from the first line of its stdout) and what it has
+/// written to stderr so far, for failure messages. Killed when dropped.
+pub struct GatewayProcess {
+    pub child: tokio::process::Child,
+    pub addr: std::net::SocketAddr,
+    stderr: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+}
+
+impl GatewayProcess {
+    /// `http://ADDR/v1`, what an SDK takes as its base URL.
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// `http://ADDR` + `path`.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.stderr.lock().unwrap()).into_owned()
+    }
+
+    /// Sends `signal` (libc::SIGTERM, libc::SIGKILL...) to the process.
+    pub fn signal(&self, signal: i32) {
+        let pid = self.child.id().expect("the gateway is running") as i32;
+        // SAFETY: kill(2) on a child we spawned and have not reaped.
+        assert_eq!(
+            unsafe { libc::kill(pid, signal) },
+            0,
+            "kill({pid}, {signal})"
+        );
+    }
+
+    /// Waits (at most `bound`) for the process to exit.
+    pub async fn exit(&mut self, bound: std::time::Duration) -> std::process::ExitStatus {
+        match tokio::time::timeout(bound, self.child.wait()).await {
+            Ok(status) => status.unwrap(),
+            Err(_) => panic!(
+                "the gateway did not exit within {bound:?}; stderr:\n{}",
+                self.stderr()
+            ),
+        }
+    }
+}
+
+impl Scratch {
+    /// Starts `dsh-host serve --listen 127.0.0.1:0 EXTRA` with this scratch's config and sessions,
+    /// the test upstream key in [`UPSTREAM_KEY_ENV`] and `env`, and waits for its "listening on" line.
+    pub async fn start_gateway(&self, extra: &[&str], env: &[(&str, &str)]) -> GatewayProcess {
+        use tokio::io::{AsyncBufReadExt, AsyncReadExt};
+        let mut args = vec!["serve", "--listen", "127.0.0.1:0"];
+        args.extend_from_slice(extra);
+        let mut cmd = self.command(&args, None);
+        cmd.env(UPSTREAM_KEY_ENV, TEST_KEY)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("dsh-host serve starts");
+        let stderr = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut err_pipe = child.stderr.take().unwrap();
+        let sink = stderr.clone();
+        tokio::spawn(async move {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = err_pipe.read(&mut buf).await
+                && n > 0
+            {
+                sink.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        });
+        let mut out = tokio::io::BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        // The first gateway of a test run may compile the built-in guests into the shared cache.
+        let read = tokio::time::timeout(
+            std::time::Duration::from_secs(120),
+            out.read_line(&mut line),
+        )
+        .await;
+        let text = || String::from_utf8_lossy(&stderr.lock().unwrap()).into_owned();
+        let addr = match read {
+            Ok(Ok(n)) if n > 0 => line
+                .trim()
+                .strip_prefix("dsh-host gateway listening on http://")
+                .and_then(|rest| rest.strip_suffix("/v1"))
+                .and_then(|a| a.parse().ok())
+                .unwrap_or_else(|| {
+                    panic!(
+                        "unexpected first line from dsh-host serve: {line:?}; stderr:\n{}",
+                        text()
+                    )
+                }),
+            Ok(_) => {
+                let status = child.wait().await.unwrap();
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                panic!(
+                    "dsh-host serve exited ({status}) before listening; stderr:\n{}",
+                    text()
+                )
+            }
+            Err(_) => panic!(
+                "dsh-host serve printed no address within 120 s; stderr:\n{}",
+                text()
+            ),
+        };
+        tokio::spawn(async move {
+            let mut sink = Vec::new();
+            let _ = out.read_to_end(&mut sink).await;
+        });
+        GatewayProcess {
+            child,
+            addr,
+            stderr,
+        }
+    }
+
+    /// The events of session `id` in this scratch's sessions directory.
+    pub fn session_events(&self, id: &str) -> Vec<Event> {
+        SessionStore::open(&self.sessions())
+            .unwrap()
+            .read(id)
+            .unwrap_or_else(|e| panic!("reading session {id}: {e:#}"))
+            .events
+    }
+
+    /// The ids of every session in this scratch's sessions directory, sorted.
+    pub fn session_ids(&self) -> Vec<String> {
+        let Ok(dir) = std::fs::read_dir(self.sessions()) else {
+            return Vec::new();
+        };
+        let mut ids: Vec<String> = dir
+            .map(|e| {
+                e.unwrap()
+                    .path()
+                    .file_stem()
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        ids.sort();
+        ids
+    }
+}
+
+/// Polls session `id`'s log (every 20 ms, at most `bound`) until `done` holds for its events.
+pub async fn wait_for_log(
+    scratch: &Scratch,
+    id: &str,
+    bound: std::time::Duration,
+    what: &str,
+    done: impl Fn(&[Event]) -> bool,
+) -> Vec<Event> {
+    let deadline = std::time::Instant::now() + bound;
+    loop {
+        if scratch.sessions().join(format!("{id}.jsonl")).exists() {
+            let events = scratch.session_events(id);
+            if done(&events) {
+                return events;
+            }
+            if std::time::Instant::now() > deadline {
+                panic!(
+                    "session {id}: no {what} within {bound:?}; its log:\n{}",
+                    timeline(&events)
+                );
+            }
+        } else if std::time::Instant::now() > deadline {
+            panic!("session {id} has no log after {bound:?}");
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// A log as one line per event, for failure messages.
+pub fn timeline(events: &[Event]) -> String {
+    events
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {} {}\n",
+                e.seq,
+                e.kind,
+                serde_json::to_string(&e.data).unwrap()
+            )
+        })
+        .collect()
+}
+
+/// The failure code of a session's `llm/error` (the waterfall gave up), if any.
+pub fn final_code(events: &[Event]) -> Option<String> {
+    of_kind(events, "llm/error")
+        .last()
+        .map(|e| e.data["failure"]["code"].as_str().unwrap().to_string())
+}

@@ -366,7 +366,7 @@ async fn chat_completions(State(gw): State<Arc<Gateway>>, headers: HeaderMap, bo
         .or_else(|| headers.get("x-dsh-session"))
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
-    let prior = match find_prior(&gw, &client, idempotency.as_deref()) {
+    let prior = match find_prior(&gw, &client, idempotency.as_deref(), &parsed.exchange.digest()) {
         Ok(p) => p,
         Err(r) => return r,
     };
@@ -377,12 +377,15 @@ async fn chat_completions(State(gw): State<Arc<Gateway>>, headers: HeaderMap, bo
     if !gw.running.lock().expect("running lock").insert(session_id.clone()) {
         return conflict(&session_id);
     }
-    let _running = Running { gw: gw.clone(), id: session_id.clone() };
-    let request = RequestRun { gw: gw.clone(), client, plan, parsed, session_id, prior, deadline, started };
+    gw.metrics.in_flight.inc();
+    let running = Running { gw: gw.clone(), id: session_id.clone() };
+    let request = RequestRun { gw: gw.clone(), client, plan, parsed, session_id, prior, deadline, started, running };
     request.answer().await
 }
 
-/// Removes a session from the running set when its request ends, however it ends.
+/// Removes a session from the running set (and from what a drain cuts) when its session task ends,
+/// however it ends. It lives as long as the task, not the handler: a streamed answer goes on after
+/// the handler has returned the head, and must stay 409 to its key and cuttable by a drain.
 struct Running {
     gw: Arc<Gateway>,
     id: String,
@@ -392,6 +395,7 @@ impl Drop for Running {
     fn drop(&mut self) {
         self.gw.running.lock().expect("running lock").remove(&self.id);
         self.gw.in_flight.lock().expect("in-flight lock").remove(&self.id);
+        self.gw.metrics.in_flight.dec();
     }
 }
 
@@ -420,7 +424,8 @@ fn request_deadline(headers: &HeaderMap, default_ms: u64) -> Result<tokio::time:
 }
 
 /// The session an idempotency key names: scoped to the client, so that two clients' keys never meet.
-fn find_prior(gw: &Gateway, client: &Client, key: Option<&str>) -> Result<Prior, Response> {
+/// `conversation`: the request's digest ([`Exchange::digest`]), which must be the one the key began.
+fn find_prior(gw: &Gateway, client: &Client, key: Option<&str>, conversation: &str) -> Result<Prior, Response> {
     let Some(key) = key else {
         return Ok(Prior::Fresh(fresh_id()));
     };
@@ -437,13 +442,25 @@ fn find_prior(gw: &Gateway, client: &Client, key: Option<&str>) -> Result<Prior,
         return Err(conflict(&id));
     }
     let read = gw.store.read(&id).map_err(|e| internal(&format!("{e:#}")))?;
+    // A key names one request. Replaying its answer to another conversation would hand a client
+    // the answer to a question it did not ask: refused, as the IETF Idempotency-Key draft says (422).
+    let recorded = read
+        .events
+        .iter()
+        .find(|e| e.kind == "turn/start")
+        .and_then(|e| e.data.get("exchange")?.get("digest")?.as_str());
+    if recorded.is_some_and(|r| r != conversation) {
+        return Err(key_reused(&id));
+    }
     let open = read.events.iter().filter(|e| e.kind == "turn/start").count() > read.events.iter().filter(|e| e.kind == "turn/end").count();
-    if open {
+    let last_end = read.events.iter().rev().find(|e| e.kind == "turn/end");
+    // An exchange that ended ABORTED has no result to replay: its client left, its deadline passed, or
+    // a drain cut it. The client's retry under the same key runs it again (a new turn of the session).
+    let aborted = last_end.is_some_and(|e| e.data.get("code").and_then(Value::as_str) == Some("ABORTED"));
+    if open || aborted || last_end.is_none() {
         Ok(Prior::Open(id))
-    } else if read.events.iter().any(|e| e.kind == "turn/end") {
-        Ok(Prior::Done(id, read.events))
     } else {
-        Ok(Prior::Open(id))
+        Ok(Prior::Done(id, read.events))
     }
 }
 
@@ -465,6 +482,7 @@ struct RequestRun {
     prior: Prior,
     deadline: tokio::time::Instant,
     started: Instant,
+    running: Running,
 }
 
 /// What the session task sends the response side.
@@ -476,7 +494,7 @@ enum Outcome {
 
 impl RequestRun {
     async fn answer(self) -> Response {
-        let RequestRun { gw, client, plan, parsed, session_id, prior, deadline, started } = self;
+        let RequestRun { gw, client, plan, parsed, session_id, prior, deadline, started, running } = self;
         let first = &plan.targets[0];
         let provider = match gw.provider(&first.provider).await {
             Ok(p) => p,
@@ -513,7 +531,10 @@ impl RequestRun {
         let task_gw = gw.clone();
         let task_committed = committed.clone();
         let client_id = client.id.clone();
+        let answering = Arc::new(Mutex::new(first.provider.clone()));
+        let task_answering = answering.clone();
         let task = tokio::spawn(async move {
+            let _running = running;
             let sink_committed = task_committed.clone();
             let mut sink = move |event: StreamEvent| {
                 if matches!(&event, StreamEvent::Text(t) | StreamEvent::Reasoning(t) if !t.is_empty()) {
@@ -522,7 +543,7 @@ impl RequestRun {
                 }
                 let _ = events_tx.send(event);
             };
-            run_targets(&task_gw, &mut session, &client_id, plan, exchange, unfinished, &task_committed, &mut sink).await
+            run_targets(&task_gw, &mut session, &client_id, plan, exchange, unfinished, &task_committed, &task_answering, &mut sink).await
         });
         let ctx = ResponseCtx {
             gw: gw.clone(),
@@ -533,11 +554,9 @@ impl RequestRun {
             deadline,
             abort,
             created: SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default().as_secs(),
+            answering,
         };
-        gw.metrics.in_flight.inc();
-        let response = if stream { ctx.stream(task, events_rx, guard).await } else { ctx.whole(task, events_rx, guard).await };
-        gw.metrics.in_flight.dec();
-        response
+        if stream { ctx.stream(task, events_rx, guard).await } else { ctx.whole(task, events_rx, guard).await }
     }
 }
 
@@ -552,6 +571,7 @@ async fn run_targets(
     exchange: Exchange,
     unfinished: Option<crate::resume::UnfinishedTurn>,
     committed: &AtomicBool,
+    answering: &Mutex<String>,
     sink: &mut (dyn FnMut(StreamEvent) + Send),
 ) -> Outcome {
     let mut last: Option<(String, String)> = None;
@@ -567,6 +587,16 @@ async fn run_targets(
                 return Outcome::Host(format!("{e:#}"));
             }
         }
+        *answering.lock().expect("answering lock") = target.provider.clone();
+        // Attempts and retries are counted here, where the provider that made them is known: the
+        // response side sees the events after a fallback may have switched providers.
+        let mut counted = |event: StreamEvent| {
+            if let StreamEvent::Retrying { code, .. } = &event {
+                gw.metrics.retries.get_or_create(&metrics::code(&target.provider, code)).inc();
+                gw.metrics.attempts.get_or_create(&metrics::provider(&target.provider)).inc();
+            }
+            sink(event);
+        };
         let mut exchange = exchange.clone();
         exchange.options.model = Some(target.model.clone());
         let note = json!({"client": client, "target": {"provider": target.provider, "model": target.model}});
@@ -575,15 +605,20 @@ async fn run_targets(
                 if let Err(e) = session.note("gateway/continue", note) {
                     return Outcome::Host(format!("{e:#}"));
                 }
-                session.continue_exchange(open.clone(), exchange, sink).await
+                session.continue_exchange(open.clone(), exchange, &mut counted).await
             }
             _ => {
                 if let Err(e) = session.note("gateway/request", note) {
                     return Outcome::Host(format!("{e:#}"));
                 }
-                session.run_exchange(exchange, sink).await
+                session.run_exchange(exchange, &mut counted).await
             }
         };
+        // The target's last attempt (each retried one was counted with its retry). Not after an
+        // abort, which may have come during a backoff, with no attempt in flight.
+        if !matches!(&result, Err(TurnError::Host(_))) && !matches!(&result, Err(TurnError::Failed(f)) if f.code == "ABORTED") {
+            gw.metrics.attempts.get_or_create(&metrics::provider(&target.provider)).inc();
+        }
         match result {
             Ok(completion) => return Outcome::Done { completion, provider: target.provider.clone() },
             Err(TurnError::Failed(failure)) => {
@@ -611,6 +646,8 @@ struct ResponseCtx {
     deadline: tokio::time::Instant,
     abort: AbortSignal,
     created: u64,
+    /// The provider of the target running now (a fallback changes it), for the first-content metric.
+    answering: Arc<Mutex<String>>,
 }
 
 impl ResponseCtx {
@@ -648,12 +685,9 @@ impl ResponseCtx {
         }
     }
 
-    /// Counts an event the session reported; returns a compaction note for the headers.
-    fn observe(&self, provider: &str, event: &StreamEvent, compacted: &mut Option<String>) {
-        if let StreamEvent::Retrying { code, .. } = event {
-            self.gw.metrics.retries.get_or_create(&metrics::code(provider, code)).inc();
-            self.gw.metrics.attempts.get_or_create(&metrics::provider(provider)).inc();
-        }
+    /// Notes a compaction the session reported, for the headers. (Attempts and retries are counted
+    /// by `run_targets`, which knows their provider.)
+    fn observe(&self, event: &StreamEvent, compacted: &mut Option<String>) {
         if let StreamEvent::Compacted { before, after } = event {
             *compacted = Some(format!("{before}->{after}"));
         }
@@ -689,9 +723,8 @@ impl ResponseCtx {
         drop(guard_disarmed(guard));
         let mut compacted = None;
         let provider = outcome_provider(&outcome);
-        self.gw.metrics.attempts.get_or_create(&metrics::provider(&provider)).inc();
         while let Ok(e) = events.try_recv() {
-            self.observe(&provider, &e, &mut compacted);
+            self.observe(&e, &mut compacted);
         }
         let response = match &outcome {
             Outcome::Done { completion, .. } => {
@@ -715,23 +748,28 @@ impl ResponseCtx {
         let mut compacted = None;
         let mut deadline_hit = false;
         let mut first: Option<StreamEvent> = None;
-        let mut provider = String::new();
         // Holding the head.
         let finished = loop {
             tokio::select! {
                 event = events.recv() => match event {
                     Some(e @ (StreamEvent::Text(_) | StreamEvent::Reasoning(_))) => { first = Some(e); break None; }
-                    Some(e) => self.observe(&provider, &e, &mut compacted),
+                    Some(e) => self.observe(&e, &mut compacted),
                     // The session ended without streaming content: the outcome decides the answer.
                     None => break Some(self.outcome(&mut task, &mut deadline_hit).await),
                 },
-                _ = tokio::time::sleep_until(hold_until) => break None,
+                // The deadline before any content: nothing is sent yet, so the answer is the status
+                // (504), as for a non-streaming request, not a 200 whose stream holds only an error.
+                _ = tokio::time::sleep_until(hold_until) => {
+                    if hold_until >= self.deadline {
+                        break Some(self.outcome(&mut task, &mut deadline_hit).await);
+                    }
+                    break None;
+                }
             }
         };
         if let Some(outcome) = finished {
             drop(guard_disarmed(guard));
-            provider = outcome_provider(&outcome);
-            self.gw.metrics.attempts.get_or_create(&metrics::provider(&provider)).inc();
+            let provider = outcome_provider(&outcome);
             let response = match &outcome {
                 Outcome::Done { completion, .. } => {
                     let w = self.writer();
@@ -756,7 +794,8 @@ impl ResponseCtx {
         }
         // The head goes now: with the first content, or because the hold ran out.
         if first.is_some() {
-            self.gw.metrics.first_content.get_or_create(&metrics::provider("any")).observe(self.started.elapsed().as_secs_f64());
+            let provider = self.answering.lock().expect("answering lock").clone();
+            self.gw.metrics.first_content.get_or_create(&metrics::provider(&provider)).observe(self.started.elapsed().as_secs_f64());
         }
         let (body_tx, body_rx) = mpsc::channel::<Result<Bytes, std::convert::Infallible>>(64);
         let headers = self.headers(&compacted);
@@ -797,7 +836,7 @@ impl ResponseCtx {
             tokio::select! {
                 event = events.recv() => match event {
                     Some(e) => {
-                        self.observe("any", &e, &mut compacted);
+                        self.observe(&e, &mut compacted);
                         if let Some(text) = write_event(&e) {
                             alive = send(text).await;
                         }
@@ -817,7 +856,6 @@ impl ResponseCtx {
         }
         let outcome = self.outcome(&mut task, &mut deadline_hit).await;
         let provider = outcome_provider(&outcome);
-        self.gw.metrics.attempts.get_or_create(&metrics::provider(&provider)).inc();
         let tail = match &outcome {
             Outcome::Done { completion, .. } => w.end(completion, self.include_usage),
             Outcome::Failed { failure, .. } => {
@@ -927,6 +965,17 @@ fn internal(message: &str) -> Response {
 
 fn conflict(session: &str) -> Response {
     let mut r = plain_error(409, "invalid_request_error", "request_in_progress", &format!("session {session} is being answered by another request; retry once it has finished"));
+    r.headers_mut().insert("x-dsh-session", header_value(session));
+    r
+}
+
+fn key_reused(session: &str) -> Response {
+    let mut r = plain_error(
+        422,
+        "invalid_request_error",
+        "idempotency_key_reused",
+        "this Idempotency-Key was first used with another request (another conversation or tools): send a new key with a new request",
+    );
     r.headers_mut().insert("x-dsh-session", header_value(session));
     r
 }
