@@ -268,10 +268,10 @@ fn message(i: usize, m: &WireMessage) -> Result<Message, BadRequest> {
     let tool_calls = m
         .tool_calls
         .iter()
-        .map(|c| ToolCall { id: c.id.clone(), name: c.function.name.clone(), arguments: c.function.arguments.clone() })
+        .map(|c| ToolCall::new(c.id.clone(), c.function.name.clone(), c.function.arguments.clone()))
         .collect();
     let _ = (&m.name, &m.reasoning_content, &m.refusal);
-    Ok(Message { role, content, tool_calls, tool_call_id: m.tool_call_id.clone() })
+    Ok(Message { tool_calls, tool_call_id: m.tool_call_id.clone(), ..Message::new(role, content) })
 }
 
 fn tool(i: usize, t: &WireTool) -> Result<ToolSpec, BadRequest> {
@@ -427,8 +427,8 @@ mod tests {
         .unwrap();
         assert!(p.stream && p.include_usage);
         let m = &p.exchange.messages;
-        assert_eq!((m[0].role, m[0].content.as_str()), (Role::System, "Be terse."));
-        assert_eq!(m[1].content, "Hi\nthere");
+        assert_eq!((m[0].role, &*m[0].text()), (Role::System, "Be terse."));
+        assert_eq!(m[1].text(), "Hi\nthere");
         assert_eq!(m[2].tool_calls[0].name, "clock");
         assert_eq!(m[3].tool_call_id.as_deref(), Some("c1"));
         assert_eq!(p.exchange.tools[0].name, "clock");
@@ -474,7 +474,7 @@ mod tests {
     fn responses_have_openais_shape() {
         let c = Completion {
             text: String::new(),
-            tool_calls: vec![ToolCall { id: "call_1".into(), name: "clock".into(), arguments: "{}".into() }],
+            tool_calls: vec![ToolCall::new("call_1", "clock", "{}")],
             usage: Some(crate::adapter::Usage { input_tokens: Some(3), output_tokens: Some(4), cached_input_tokens: None, reasoning_tokens: None }),
             ..Completion::default()
         };
