@@ -171,6 +171,32 @@ impl CompletionRequest {
             options: GenerationOptions::default(),
         }
     }
+
+    /// Whether any text the request carries (model, message parts, tool calls, provider data,
+    /// tool specs, stop sequences, a response schema) contains `needle`: what the request lets an
+    /// adapter copy into its plan.
+    pub fn contains_text(&self, needle: &str) -> bool {
+        let has = |s: &str| s.contains(needle);
+        let has_opt = |s: &Option<String>| s.as_deref().is_some_and(has);
+        has(&self.model)
+            || self.messages.iter().any(|m| {
+                m.content.iter().any(|p| match p {
+                    ContentPart::Text(t) | ContentPart::ImageUrl(t) => has(t),
+                })
+                    || m.tool_calls.iter().any(|c| {
+                        has(&c.id) || has(&c.name) || has(&c.arguments) || has_opt(&c.provider_data)
+                    })
+                    || has_opt(&m.tool_call_id)
+                    || has_opt(&m.provider_data)
+            })
+            || self
+                .tools
+                .iter()
+                .any(|t| has(&t.name) || has(&t.description) || has(&t.parameters_schema))
+            || self.options.stop.iter().any(|s| has(s))
+            || matches!(&self.options.response_format,
+                        Some(crate::adapter::ResponseFormat::JsonSchema(f)) if has(&f.name) || has(&f.schema_json))
+    }
 }
 
 // ---- The log form ----
@@ -400,6 +426,23 @@ mod tests {
         assert_eq!(value[1]["tool_calls"][0]["provider_data"], json!("sig"));
         let back: Vec<Message> = serde_json::from_value(value).unwrap();
         assert_eq!(back, vec![m, assistant]);
+    }
+
+    #[test]
+    fn contains_text_looks_at_every_string_a_request_carries() {
+        let needle = "{credential}";
+        let base = CompletionRequest::new("m", vec![Message::new(Role::User, "hi")]);
+        assert!(!base.contains_text(needle));
+        let with = |change: &dyn Fn(&mut CompletionRequest)| {
+            let mut r = base.clone();
+            change(&mut r);
+            r.contains_text(needle)
+        };
+        assert!(with(&|r| r.model = "x{credential}".into()));
+        assert!(with(&|r| r.messages[0].content.push(ContentPart::ImageUrl("https://x/{credential}".into()))));
+        assert!(with(&|r| r.messages[0].provider_data = Some("{credential}".into())));
+        assert!(with(&|r| r.messages[0].tool_calls.push(ToolCall::new("c", "f", "{\"k\":\"{credential}\"}"))));
+        assert!(with(&|r| r.options.stop.push("{credential}".into())));
     }
 
     #[test]
