@@ -68,12 +68,13 @@ pub struct Session {
     committed: Option<Arc<AtomicBool>>,
 }
 
-/// Per-request generation options a client may set (the gateway's `max_tokens`, `temperature`).
+/// What a client may set per request (the gateway's `model` route, `max_tokens`, `temperature`,
+/// `top_p`, `stop`, `reasoning_effort`, `response_format`): the upstream model, and the generation
+/// options handed to the adapter as they are.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RequestOptions {
     pub model: Option<String>,
-    pub max_tokens: Option<u32>,
-    pub temperature: Option<f32>,
+    pub generation: GenerationOptions,
 }
 
 /// One completion for a client that keeps its own conversation and runs its own tools (a gateway
@@ -530,11 +531,7 @@ impl Session {
                 model: self.options.model.clone().unwrap_or_else(|| provider.config.model.clone()),
                 messages: self.messages.clone(),
                 tools: self.tool_specs.clone(),
-                options: GenerationOptions {
-                    max_output_tokens: self.options.max_tokens,
-                    temperature: self.options.temperature,
-                    ..GenerationOptions::default()
-                },
+                options: self.options.generation.clone(),
             };
             self.log.append(
                 "llm/request",

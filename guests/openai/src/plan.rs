@@ -100,7 +100,10 @@ fn message_json(index: usize, m: &Message) -> Result<Value, LlmFailure> {
             out.insert("content".into(), json!(m.text()));
             out.insert("tool_call_id".into(), json!(id));
         }
-        Role::User if m.has_images() => {
+        // Several parts go as OpenAI's list of parts, as the client gave them (joining texts would
+        // have to pick a separator the provider does not use); one text part as a plain string,
+        // which every OpenAI-compatible server takes.
+        Role::User | Role::System if m.has_images() || m.content.len() > 1 => {
             out.insert("content".into(), content_parts_json(&m.content));
         }
         _ => {
@@ -110,7 +113,7 @@ fn message_json(index: usize, m: &Message) -> Result<Value, LlmFailure> {
     Ok(Value::Object(out))
 }
 
-/// Content with an image: OpenAI's list of parts, in order.
+/// Content of several parts: OpenAI's list of parts, in order.
 fn content_parts_json(parts: &[ContentPart]) -> Value {
     parts
         .iter()

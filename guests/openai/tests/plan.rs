@@ -180,9 +180,15 @@ fn images_go_as_content_parts_in_user_messages_only() {
             {"type": "text", "text": "?"},
         ]})
     );
-    // Text parts alone are one string, as before.
+    // One text part is a plain string (what every compatible server takes); several stay parts,
+    // as the client gave them, so that no separator is invented.
+    req.messages[1].content = vec![ContentPart::Text("a".into())];
+    assert_eq!(body(&req)["messages"][1], json!({"role": "user", "content": "a"}));
     req.messages[1].content = vec![ContentPart::Text("a".into()), ContentPart::Text("b".into())];
-    assert_eq!(body(&req)["messages"][1], json!({"role": "user", "content": "ab"}));
+    assert_eq!(
+        body(&req)["messages"][1],
+        json!({"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]})
+    );
 
     req.messages[0].content.push(ContentPart::ImageUrl("data:image/png;base64,AAAA".into()));
     let err = plan_request(&endpoint(), &req).unwrap_err();
