@@ -190,7 +190,8 @@ async fn thinking_signatures_go_back_to_anthropic_across_steps_turns_and_a_resum
     let scratch = Scratch::new();
     let base_url = mock.base_url();
     let run = |rest: &[&str]| {
-        let mut args = vec!["run", "--provider", "anthropic", "--base-url", &base_url];
+        // The mock is not api.anthropic.com: the key goes there only when named.
+        let mut args = vec!["run", "--provider", "anthropic", "--base-url", &base_url, "--api-key-env", "ANTHROPIC_API_KEY"];
         args.extend_from_slice(rest);
         let mut cmd = scratch.command(&args, None);
         cmd.env("ANTHROPIC_API_KEY", TEST_KEY);
