@@ -17,6 +17,8 @@ const GUESTS: &[(&str, &str)] = &[
     ("dsh-test-wrong-world", "dsh_test_wrong_world"),
     ("dsh-test-hostile", "dsh_test_hostile"),
     ("dsh-test-bad-import", "dsh_test_bad_import"),
+    ("dsh-test-v0-1-adapter", "dsh_test_v0_1_adapter"),
+    ("dsh-test-future-version", "dsh_test_future_version"),
 ];
 
 fn main() {

@@ -16,7 +16,8 @@ if (!outDir) {
 }
 const { component } = await componentize({
   sourcePath: join(here, 'src', 'component.js'),
-  witPath: resolve(here, '..', '..', 'wit'),
+  // dsh:llm@0.1.0 on purpose: this guest proves that 0.1 guests keep loading and working.
+  witPath: resolve(here, '..', '..', 'wit', '0.1.0'),
   worldName: 'provider-adapter',
   disableFeatures: ['http', 'fetch-event'],
 });

@@ -1,7 +1,7 @@
 """The component export of the retry-budget listener (world `recovery-listener` of dsh:llm@0.1.0).
 
-componentize-py generates the `wit_world` package from ../../wit when it builds the component (see
-build.sh); this module only converts between the generated WIT types and the plain types of
+componentize-py generates the `wit_world` package from ../../wit/0.1.0 when it builds the component
+(see build.sh); this module only converts between the generated WIT types and the plain types of
 `retry_budget`, where the whole logic lives and is unit-tested natively.
 
 The host configures a fresh instance before every decision, so the budget kept in a module global by

@@ -1,10 +1,13 @@
 //! Provider adapters: loading a component of world `provider-adapter`, checking it, and calling it
-//! with a fresh `Store` per attempt.
+//! with a fresh `Store` per attempt. A component built for an older contract version is called
+//! through its own bindings, and what crosses is converted by `compat`; the rest of the host only
+//! ever sees the newest contract's types, re-exported here.
 //!
 //! Host errors (cannot read the file, wrong world) are `anyhow` errors at load time. Guest errors
 //! during an attempt (trap, limit exceeded, bad output) are `LlmFailure`s with code `ADAPTER_FAULT`,
 //! always prefixed with the guest's name. A store that faulted is never entered again.
 
+use crate::compat::{ContractVersion, GuestInfo, v0_1};
 use crate::engine::{GuestEngine, GuestLimits, GuestState, WorldSpec, begin_call, root_cause};
 use crate::failure::LlmFailure;
 use crate::guests::GuestSource;
@@ -12,53 +15,74 @@ use anyhow::Result;
 use wasmtime::Store;
 use wasmtime::component::ResourceAny;
 
+/// The newest contract (wit/0.2.0): its types are the host's own ([`crate::wire`] adds what the
+/// host needs beyond the generated code, including their form in the session log).
 pub(crate) mod bindings {
     wasmtime::component::bindgen!({
-        path: "../wit",
+        path: "../wit/0.2.0",
         world: "provider-adapter",
         exports: { default: async },
-        additional_derives: [serde::Serialize, serde::Deserialize, PartialEq],
+        additional_derives: [PartialEq],
     });
 }
 
 use bindings::ProviderAdapterPre;
 pub use bindings::dsh::llm::types::LlmFailure as WitFailure;
 pub use bindings::dsh::llm::types::{
-    Chunk, CompletionRequest, Endpoint, Finish, FinishKind, HttpPlan, Message, ResponseHead, Role,
-    ToolCall, ToolCallDelta, ToolSpec, Usage,
+    Chunk, CompletionRequest, ContentPart, Endpoint, FailureCode, Finish, FinishKind,
+    GenerationOptions, HttpPlan, JsonSchemaFormat, Message, ReasoningEffort, ResponseFormat,
+    ResponseHead, Role, ToolCall, ToolCallDelta, ToolSpec, Usage,
 };
 
-/// What a component must export to be an adapter of this host's contract version.
+/// What a component must export to be an adapter (at a version this host supports).
 pub const ADAPTER_WORLD: WorldSpec = WorldSpec {
     world: "provider-adapter",
-    export: "dsh:llm/adapter@0.1.0",
+    interface: "dsh:llm/adapter",
     use_instead: "pass an adapter to --adapter, or set `adapter = ...` under [providers.NAME]",
 };
+
+/// A component linked for its contract version.
+enum AdapterPre {
+    V0_2(ProviderAdapterPre<GuestState>),
+    V0_1(v0_1::ProviderAdapterPre<GuestState>),
+}
+
+/// One instance's exports, by contract version.
+enum AdapterBindings {
+    V0_2(bindings::ProviderAdapter),
+    V0_1(v0_1::ProviderAdapter),
+}
 
 /// A loaded, linked adapter component. Cheap to instantiate: one per attempt.
 pub struct Adapter {
     name: String,
     origin: String,
+    version: ContractVersion,
     engine: GuestEngine,
     limits: GuestLimits,
-    pre: ProviderAdapterPre<GuestState>,
+    pre: AdapterPre,
 }
 
 impl Adapter {
     /// Compiles (or loads from the cache), checks the world, links WASI with nothing granted, and asks
     /// the guest its name.
     pub async fn load(engine: &GuestEngine, source: &GuestSource, limits: GuestLimits) -> Result<Adapter> {
-        let (origin, instance_pre) = engine.prepare(source, &ADAPTER_WORLD)?;
-        let pre = ProviderAdapterPre::new(instance_pre).map_err(|e| {
+        let (origin, version, instance_pre) = engine.prepare(source, &ADAPTER_WORLD)?;
+        let mismatch = |e: wasmtime::Error| {
             anyhow::anyhow!(
-                "{origin} does not match world provider-adapter: {}",
+                "{origin} does not match world provider-adapter of {version}: {}",
                 root_cause(&e)
             )
-        })?;
+        };
+        let pre = match version {
+            ContractVersion::V0_2 => AdapterPre::V0_2(ProviderAdapterPre::new(instance_pre).map_err(mismatch)?),
+            ContractVersion::V0_1 => AdapterPre::V0_1(v0_1::ProviderAdapterPre::new(instance_pre).map_err(mismatch)?),
+        };
 
         let mut adapter = Adapter {
             name: origin.clone(),
             origin,
+            version,
             engine: engine.clone(),
             limits,
             pre,
@@ -85,6 +109,11 @@ impl Adapter {
         &self.origin
     }
 
+    /// The contract version it was built for (the host adapts an older one).
+    pub fn contract_version(&self) -> ContractVersion {
+        self.version
+    }
+
     pub fn limits(&self) -> &GuestLimits {
         &self.limits
     }
@@ -93,7 +122,10 @@ impl Adapter {
     pub async fn instantiate(&self) -> Result<AdapterInstance, LlmFailure> {
         let mut store = self.engine.new_store(&self.limits);
         let call = begin_call(&mut store);
-        let bindings = self.pre.instantiate_async(&mut store).await;
+        let bindings = match &self.pre {
+            AdapterPre::V0_2(pre) => pre.instantiate_async(&mut store).await.map(AdapterBindings::V0_2),
+            AdapterPre::V0_1(pre) => pre.instantiate_async(&mut store).await.map(AdapterBindings::V0_1),
+        };
         drop(call);
         let bindings = bindings.map_err(|e| {
             LlmFailure::adapter_fault(
@@ -116,7 +148,7 @@ impl Adapter {
 pub struct AdapterInstance {
     name: String,
     store: Store<GuestState>,
-    bindings: bindings::ProviderAdapter,
+    bindings: AdapterBindings,
     decoder: Option<ResourceAny>,
     faulted: Option<LlmFailure>,
 }
@@ -152,36 +184,53 @@ impl AdapterInstance {
         failure
     }
 
-    pub async fn info(
-        &mut self,
-    ) -> Result<bindings::exports::dsh::llm::adapter::AdapterInfo, LlmFailure> {
+    pub async fn info(&mut self) -> Result<GuestInfo, LlmFailure> {
         self.guard()?;
         let _call = begin_call(&mut self.store);
-        let result = self
-            .bindings
-            .dsh_llm_adapter()
-            .call_info(&mut self.store)
-            .await;
+        let result = match &self.bindings {
+            AdapterBindings::V0_2(b) => b
+                .dsh_llm_adapter()
+                .call_info(&mut self.store)
+                .await
+                .map(|i| GuestInfo { name: i.name, version: i.version }),
+            AdapterBindings::V0_1(b) => b
+                .dsh_llm_adapter()
+                .call_info(&mut self.store)
+                .await
+                .map(|i| GuestInfo { name: i.name, version: i.version }),
+        };
         result.map_err(|e| self.fault("info", e))
     }
 
     /// Asks the adapter how to send `request`. An `Err` from the guest itself is a request the
-    /// provider could never accept.
+    /// provider could never accept; a request an older adapter's contract cannot carry is refused
+    /// before the guest is called (`compat`).
     pub async fn plan_request(
         &mut self,
         endpoint: &Endpoint,
         request: &CompletionRequest,
     ) -> Result<HttpPlan, LlmFailure> {
         self.guard()?;
-        let _call = begin_call(&mut self.store);
-        let result = self
-            .bindings
-            .dsh_llm_adapter()
-            .call_plan_request(&mut self.store, endpoint, request)
-            .await;
+        let result = match &self.bindings {
+            AdapterBindings::V0_2(b) => {
+                let _call = begin_call(&mut self.store);
+                b.dsh_llm_adapter()
+                    .call_plan_request(&mut self.store, endpoint, request)
+                    .await
+                    .map(|r| r.map_err(LlmFailure::from))
+            }
+            AdapterBindings::V0_1(b) => {
+                let request = v0_1::request(&self.name, request)?;
+                let _call = begin_call(&mut self.store);
+                b.dsh_llm_adapter()
+                    .call_plan_request(&mut self.store, &v0_1::endpoint(endpoint), &request)
+                    .await
+                    .map(|r| r.map(v0_1::http_plan).map_err(v0_1::failure))
+            }
+        };
         match result {
             Ok(Ok(plan)) => Ok(plan),
-            Ok(Err(failure)) => Err(LlmFailure::from_guest(&self.name, failure.into())),
+            Ok(Err(failure)) => Err(LlmFailure::from_guest(&self.name, failure)),
             Err(e) => Err(self.fault("plan-request", e)),
         }
     }
@@ -191,13 +240,20 @@ impl AdapterInstance {
             return f;
         }
         let _call = begin_call(&mut self.store);
-        let result = self
-            .bindings
-            .dsh_llm_adapter()
-            .call_classify_failure(&mut self.store, head, body)
-            .await;
+        let result = match &self.bindings {
+            AdapterBindings::V0_2(b) => b
+                .dsh_llm_adapter()
+                .call_classify_failure(&mut self.store, head, body)
+                .await
+                .map(LlmFailure::from),
+            AdapterBindings::V0_1(b) => b
+                .dsh_llm_adapter()
+                .call_classify_failure(&mut self.store, &v0_1::response_head(head), body)
+                .await
+                .map(v0_1::failure),
+        };
         match result {
-            Ok(failure) => LlmFailure::from_guest(&self.name, failure.into()),
+            Ok(failure) => LlmFailure::from_guest(&self.name, failure),
             Err(e) => self.fault("classify-failure", e),
         }
     }
@@ -205,12 +261,15 @@ impl AdapterInstance {
     pub async fn open_decoder(&mut self, head: &ResponseHead) -> Result<(), LlmFailure> {
         self.guard()?;
         let _call = begin_call(&mut self.store);
-        let result = self
-            .bindings
-            .dsh_llm_adapter()
-            .decoder()
-            .call_constructor(&mut self.store, head)
-            .await;
+        let result = match &self.bindings {
+            AdapterBindings::V0_2(b) => b.dsh_llm_adapter().decoder().call_constructor(&mut self.store, head).await,
+            AdapterBindings::V0_1(b) => {
+                b.dsh_llm_adapter()
+                    .decoder()
+                    .call_constructor(&mut self.store, &v0_1::response_head(head))
+                    .await
+            }
+        };
         let decoder = result.map_err(|e| self.fault("decoder constructor", e))?;
         self.decoder = Some(decoder);
         Ok(())
@@ -221,14 +280,19 @@ impl AdapterInstance {
         self.guard()?;
         let decoder = self.decoder.expect("open_decoder before feed");
         let _call = begin_call(&mut self.store);
-        let result = self
-            .bindings
-            .dsh_llm_adapter()
-            .decoder()
-            .call_feed(&mut self.store, decoder, bytes)
-            .await;
+        let result = match &self.bindings {
+            AdapterBindings::V0_2(b) => {
+                b.dsh_llm_adapter().decoder().call_feed(&mut self.store, decoder, bytes).await.map(Ok)
+            }
+            AdapterBindings::V0_1(b) => b
+                .dsh_llm_adapter()
+                .decoder()
+                .call_feed(&mut self.store, decoder, bytes)
+                .await
+                .map(|chunks| v0_1::chunks(&self.name, chunks)),
+        };
         let chunks = result.map_err(|e| self.fault("decoder.feed", e))?;
-        self.check_size("decoder.feed", chunks)
+        self.checked("decoder.feed", chunks)
     }
 
     /// Tells the decoder the body is complete.
@@ -236,14 +300,29 @@ impl AdapterInstance {
         self.guard()?;
         let decoder = self.decoder.expect("open_decoder before end");
         let _call = begin_call(&mut self.store);
-        let result = self
-            .bindings
-            .dsh_llm_adapter()
-            .decoder()
-            .call_end(&mut self.store, decoder)
-            .await;
+        let result = match &self.bindings {
+            AdapterBindings::V0_2(b) => b.dsh_llm_adapter().decoder().call_end(&mut self.store, decoder).await.map(Ok),
+            AdapterBindings::V0_1(b) => b
+                .dsh_llm_adapter()
+                .decoder()
+                .call_end(&mut self.store, decoder)
+                .await
+                .map(|chunks| v0_1::chunks(&self.name, chunks)),
+        };
         let chunks = result.map_err(|e| self.fault("decoder.end", e))?;
-        self.check_size("decoder.end", chunks)
+        self.checked("decoder.end", chunks)
+    }
+
+    /// Chunks that could not be taken up from an older contract (a code it could not type) fault
+    /// the instance like any other guest misbehaviour.
+    fn checked(&mut self, call: &str, chunks: Result<Vec<Chunk>, LlmFailure>) -> Result<Vec<Chunk>, LlmFailure> {
+        match chunks {
+            Ok(chunks) => self.check_size(call, chunks),
+            Err(failure) => {
+                self.faulted = Some(failure.clone());
+                Err(failure)
+            }
+        }
     }
 
     /// A decoder turns network reads into chunks of about their size; one that returns far more is
@@ -271,32 +350,14 @@ pub const MAX_CHUNK_BYTES_PER_CALL: usize = 16 << 20;
 
 fn chunk_bytes(chunk: &Chunk) -> usize {
     match chunk {
-        Chunk::Text(t) | Chunk::Reasoning(t) => t.len(),
-        Chunk::ToolCall(d) => d.arguments.len() + d.id.as_ref().map_or(0, String::len) + d.name.as_ref().map_or(0, String::len),
+        Chunk::Text(t) | Chunk::Reasoning(t) | Chunk::Progress(t) | Chunk::ProviderData(t) => t.len(),
+        Chunk::ToolCall(d) => {
+            d.arguments.len()
+                + d.id.as_ref().map_or(0, String::len)
+                + d.name.as_ref().map_or(0, String::len)
+                + d.provider_data.as_ref().map_or(0, String::len)
+        }
         Chunk::Usage(_) => 0,
         Chunk::Finish(f) => f.failure.as_ref().map_or(0, |x| x.message.len()),
-    }
-}
-
-impl From<bindings::dsh::llm::types::LlmFailure> for LlmFailure {
-    fn from(f: bindings::dsh::llm::types::LlmFailure) -> Self {
-        LlmFailure {
-            code: f.code,
-            message: f.message,
-            status: f.status,
-            provider_retry_after_ms: f.provider_retry_after_ms,
-            request_id: f.request_id,
-        }
-    }
-}
-
-impl Message {
-    pub fn new(role: Role, content: impl Into<String>) -> Self {
-        Message {
-            role,
-            content: content.into(),
-            tool_calls: Vec::new(),
-            tool_call_id: None,
-        }
     }
 }

@@ -89,6 +89,9 @@ pub struct Completion {
     pub usage: Option<Usage>,
     pub finish_reason: Option<String>,
     pub truncated_by_length: bool,
+    /// What the adapter attached to the answer's message (`chunk.provider-data`): the provider
+    /// requires it back in later requests, so the conversation keeps it with the message.
+    pub provider_data: Option<String>,
 }
 
 /// One provider attempt on a fresh adapter instance. The instance (and its store) is dropped when
@@ -142,13 +145,18 @@ async fn attempt(
     assembly.conclude(response.head.status)
 }
 
-/// Whether a chunk is progress for the watchdog. Empty text is not (a server that streams empty
-/// deltas as keepalives must not hold a session forever); an empty reasoning chunk is how a
-/// dsh:llm@0.1.0 adapter reports progress without content (a thinking block starting).
+/// Whether a chunk is progress for the watchdog. Empty text or reasoning is not (a server that
+/// streams empty deltas as keepalives must not hold a session forever); a `progress` chunk is how an
+/// adapter reports progress without content (a thinking block starting). A dsh:llm@0.1.0 adapter
+/// had no such chunk and sent an empty reasoning chunk instead: `compat` turns that into progress.
 fn is_progress(chunk: &Chunk) -> bool {
     match chunk {
-        Chunk::Text(text) => !text.is_empty(),
-        Chunk::Reasoning(_) | Chunk::ToolCall(_) | Chunk::Usage(_) | Chunk::Finish(_) => true,
+        Chunk::Text(text) | Chunk::Reasoning(text) => !text.is_empty(),
+        Chunk::Progress(_)
+        | Chunk::ProviderData(_)
+        | Chunk::ToolCall(_)
+        | Chunk::Usage(_)
+        | Chunk::Finish(_) => true,
     }
 }
 
@@ -235,7 +243,11 @@ impl<'a> Assembly<'a> {
                     reasoning.push_str(&piece);
                 }
                 Chunk::ToolCall(delta) => {
-                    self.grow(delta.arguments.len() + delta.name.as_ref().map_or(0, String::len))?;
+                    self.grow(
+                        delta.arguments.len()
+                            + delta.name.as_ref().map_or(0, String::len)
+                            + delta.provider_data.as_ref().map_or(0, String::len),
+                    )?;
                     let pos = match self.call_at.get(&delta.index) {
                         Some(&pos) => pos,
                         None => {
@@ -249,7 +261,7 @@ impl<'a> Assembly<'a> {
                                     ),
                                 ));
                             }
-                            self.tool_calls.push(ToolCall { id: String::new(), name: String::new(), arguments: String::new() });
+                            self.tool_calls.push(ToolCall::new("", "", ""));
                             self.call_at.insert(delta.index, self.tool_calls.len() - 1);
                             self.tool_calls.len() - 1
                         }
@@ -262,7 +274,17 @@ impl<'a> Assembly<'a> {
                         call.name.push_str(&name);
                     }
                     call.arguments.push_str(&delta.arguments);
+                    if delta.provider_data.is_some() {
+                        // Whole each time (the contract says so): the last one given stands.
+                        call.provider_data = delta.provider_data;
+                    }
                 }
+                Chunk::ProviderData(data) => {
+                    self.grow(data.len())?;
+                    self.completion.provider_data = Some(data);
+                }
+                // Progress moves the watchdog (see `is_progress`) and carries nothing to keep.
+                Chunk::Progress(_) => {}
                 Chunk::Usage(usage) => self.completion.usage = Some(usage),
                 Chunk::Finish(finish) => self.finish = Some(finish),
             }

@@ -3,6 +3,7 @@
 //!
 //! Nothing here knows what an adapter or a listener is; `adapter` and (later) `listener` build on it.
 
+use crate::compat::ContractVersion;
 use crate::guests::GuestSource;
 use anyhow::{Context, Result};
 use sha2::{Digest, Sha256};
@@ -345,17 +346,18 @@ impl GuestEngine {
     }
 
     /// Loads a guest for `world`: compiles it (or takes it from the cache), checks that it exports
-    /// the world's interface at this host's version, and links its WASI imports with nothing
-    /// granted. Returns the guest's origin (for messages) and its `InstancePre`.
+    /// the world's interface at a contract version this host supports, and links its WASI imports
+    /// with nothing granted. Returns the guest's origin (for messages), its contract version and
+    /// its `InstancePre`.
     pub fn prepare(
         &self,
         source: &GuestSource,
         world: &WorldSpec,
-    ) -> Result<(String, InstancePre<GuestState>)> {
+    ) -> Result<(String, ContractVersion, InstancePre<GuestState>)> {
         let origin = source.origin();
         let bytes = source.read()?;
         let component = self.compile(&origin, &bytes)?;
-        world.check(self.engine(), &component, &origin)?;
+        let version = world.check(self.engine(), &component, &origin)?;
 
         let mut linker: Linker<GuestState> = Linker::new(self.engine());
         // Rust guests import WASI (stdio, environment, exit) even when they never use it; the context
@@ -371,7 +373,7 @@ impl GuestEngine {
                 chain.join(": ")
             )
         })?;
-        Ok((origin, instance_pre))
+        Ok((origin, version, instance_pre))
     }
 
     /// A fresh store for one attempt, with its memory cap and CPU budget armed.
@@ -426,8 +428,9 @@ pub const POOL_INSTANCES: u32 = 2_000;
 /// A world of the dsh:llm contract, as far as loading needs to know it.
 pub struct WorldSpec {
     pub world: &'static str,
-    /// The interface a component of this world exports, with the version this host speaks.
-    pub export: &'static str,
+    /// The interface a component of this world exports, without its version: `dsh:llm/adapter`.
+    /// The version it carries says which contract the component was built for.
+    pub interface: &'static str,
     /// What to do with a component that is not of this world.
     pub use_instead: &'static str,
 }
@@ -445,26 +448,29 @@ const KNOWN_EXPORTS: &[(&str, &str)] = &[
 ];
 
 impl WorldSpec {
-    /// Names exactly what is wrong when a component does not export this world at this version.
-    pub fn check(&self, engine: &Engine, component: &Component, origin: &str) -> Result<()> {
+    /// The contract version of the component's export of this world's interface, or an error that
+    /// names exactly what is wrong: another world, a version this host does not support (naming
+    /// those it does), or no dsh:llm export at all.
+    pub fn check(&self, engine: &Engine, component: &Component, origin: &str) -> Result<ContractVersion> {
         let exports: Vec<String> = component
             .component_type()
             .exports(engine)
             .map(|(name, _)| name.to_string())
             .collect();
-        if exports.iter().any(|e| e == self.export) {
-            return Ok(());
-        }
-        let unversioned = self.export.split('@').next().unwrap_or(self.export);
-        if let Some(other) = exports
+        if let Some(export) = exports
             .iter()
-            .find(|e| e.split('@').next() == Some(unversioned))
+            .find(|e| e.split('@').next() == Some(self.interface))
         {
-            anyhow::bail!(
-                "{origin} was built for {other}, but this dsh-host speaks {}; rebuild it against the \
-                 wit/ directory of this release",
-                self.export
-            );
+            let found = export.split_once('@').map_or("", |(_, v)| v);
+            return ContractVersion::parse(found).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "{origin} exports {export}, a version of the dsh:llm contract this dsh-host does not \
+                     support: it supports {}. Rebuild the guest against wit/{}/ of this release (a \
+                     guest built for a newer contract needs a newer dsh-host)",
+                    ContractVersion::supported_list(),
+                    ContractVersion::NEWEST.as_str()
+                )
+            });
         }
         for (prefix, what) in KNOWN_EXPORTS {
             if exports.iter().any(|e| e.starts_with(prefix)) {
@@ -480,10 +486,17 @@ impl WorldSpec {
         } else {
             exports.join(", ")
         };
+        let older: Vec<String> = ContractVersion::SUPPORTED[1..]
+            .iter()
+            .map(|v| format!("@{}", v.as_str()))
+            .collect();
         anyhow::bail!(
-            "{origin} is not of world {}: it must export {} (see wit/), but it exports {listed}",
+            "{origin} is not of world {}: it must export {}@{} (this host also loads {}; see wit/), but \
+             it exports {listed}",
             self.world,
-            self.export
+            self.interface,
+            ContractVersion::NEWEST.as_str(),
+            older.join(", ")
         )
     }
 }

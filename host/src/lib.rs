@@ -6,6 +6,7 @@
 pub mod adapter;
 pub mod attempt;
 pub mod cli;
+pub mod compat;
 pub mod config;
 pub mod demo;
 pub mod engine;
@@ -26,3 +27,4 @@ pub mod session;
 pub mod tools;
 pub mod transport;
 pub mod watchdog;
+pub mod wire;

@@ -123,7 +123,7 @@ fn contains_bytes(haystack: &[u8], needle: &[u8]) -> bool {
 }
 
 fn request_mentions_placeholder(request: &CompletionRequest) -> bool {
-    serde_json::to_string(request).map(|json| json.contains(CREDENTIAL_PLACEHOLDER)).unwrap_or(false)
+    request.contains_text(CREDENTIAL_PLACEHOLDER)
 }
 
 /// The first character an HTTP header value cannot carry (anything but visible ASCII, space and
@@ -173,18 +173,7 @@ mod tests {
     use super::*;
 
     fn request(text: &str) -> CompletionRequest {
-        CompletionRequest {
-            model: "m".into(),
-            messages: vec![crate::adapter::Message {
-                role: crate::adapter::Role::User,
-                content: text.into(),
-                tool_calls: vec![],
-                tool_call_id: None,
-            }],
-            tools: vec![],
-            max_tokens: None,
-            temperature: None,
-        }
+        CompletionRequest::new("m", vec![crate::adapter::Message::new(crate::adapter::Role::User, text)])
     }
 
     fn plan() -> HttpPlan {

@@ -83,13 +83,7 @@ impl Recovery {
         let random = self.random.lock().expect("random state").next_f64();
         let f = facts.failure;
         let ctx = FailureContext {
-            failure: crate::adapter::WitFailure {
-                message: f.message.clone(),
-                code: f.code.clone(),
-                status: f.status,
-                provider_retry_after_ms: f.provider_retry_after_ms,
-                request_id: f.request_id.clone(),
-            },
+            failure: crate::adapter::WitFailure::from(f),
             turn: facts.turn,
             step: facts.step,
             provider: facts.provider.to_string(),

@@ -7,7 +7,7 @@
 //! them, then one tool message per call from the `tool/result` events), `turn/end` (the final
 //! answer; a failed turn is dropped whole).
 
-use crate::adapter::{Message, Role, ToolCall};
+use crate::adapter::{FailureCode, Message, Role, ToolCall};
 use crate::log::Event;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
@@ -51,6 +51,8 @@ pub struct PendingToolStep {
     pub text: String,
     pub calls: Vec<ToolCall>,
     pub results: Vec<ToolResultRecord>,
+    /// The message's provider data (`llm/response` `provider_data`), kept with the message.
+    pub provider_data: Option<String>,
 }
 
 /// A turn the process did not finish.
@@ -101,6 +103,15 @@ fn str_field(event: &Event, key: &str) -> Result<String> {
                 event.seq, event.kind
             )
         })
+}
+
+/// An optional string field: absent or null is `None`, anything else but a string is an error.
+fn opt_str(event: &Event, key: &str) -> Result<Option<String>> {
+    match event.data.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(_) => bail!("event #{} ({}): '{key}' is not a string", event.seq, event.kind),
+    }
 }
 
 fn u32_field(event: &Event, key: &str) -> Result<u32> {
@@ -211,6 +222,7 @@ pub fn rebuild(events: &[Event], now: SystemTime) -> Result<Rebuilt> {
                         text,
                         calls,
                         results: Vec::new(),
+                        provider_data: opt_str(event, "provider_data")?,
                     });
                 }
             }
@@ -248,6 +260,14 @@ pub fn rebuild(events: &[Event], now: SystemTime) -> Result<Rebuilt> {
             "llm/retry" => {
                 let record: RetryRecord = serde_json::from_value(Value::Object(event.data.clone()))
                     .with_context(|| format!("event #{} (llm/retry) is malformed", event.seq))?;
+                // Listeners are told this code, typed: it must be one they can know.
+                if FailureCode::parse(&record.code).is_none() {
+                    bail!(
+                        "event #{} (llm/retry): {:?} is not a canonical failure code",
+                        event.seq,
+                        record.code
+                    );
+                }
                 if let Some(replacement) = event.data.get("messages") {
                     messages = serde_json::from_value(replacement.clone()).with_context(|| {
                         format!("event #{} (llm/retry): 'messages' is malformed", event.seq)
@@ -271,10 +291,9 @@ pub fn rebuild(events: &[Event], now: SystemTime) -> Result<Rebuilt> {
                         None => Vec::new(),
                     };
                     messages.push(Message {
-                        role: Role::Assistant,
-                        content,
                         tool_calls,
-                        tool_call_id: None,
+                        provider_data: opt_str(event, "provider_data")?,
+                        ..Message::new(Role::Assistant, content)
                     });
                 } else {
                     drop_failed_turn(&mut messages);
@@ -310,16 +329,14 @@ pub fn step_messages(step: PendingToolStep) -> Vec<Message> {
         .calls
         .iter()
         .map(|c| ToolCall {
-            id: c.id.clone(),
-            name: c.name.clone(),
             arguments: crate::tools::parse_arguments(&c.arguments).stored_text(),
+            ..c.clone()
         })
         .collect();
     let mut out = vec![Message {
-        role: Role::Assistant,
-        content: step.text,
         tool_calls: stored,
-        tool_call_id: None,
+        provider_data: step.provider_data,
+        ..Message::new(Role::Assistant, step.text)
     }];
     for call in &step.calls {
         let content = step
@@ -329,10 +346,8 @@ pub fn step_messages(step: PendingToolStep) -> Vec<Message> {
             .map(|r| r.content.clone())
             .unwrap_or_else(|| "Error: the result of this call was not recorded.".to_string());
         out.push(Message {
-            role: Role::Tool,
-            content,
-            tool_calls: Vec::new(),
             tool_call_id: Some(call.id.clone()),
+            ..Message::new(Role::Tool, content)
         });
     }
     out

@@ -59,7 +59,7 @@ fn finished_turns_rebuild_the_conversation() {
     assert_eq!(r.header.provider, "openai");
     assert_eq!(r.turn, 2);
     assert!(r.unfinished.is_none());
-    let contents: Vec<&str> = r.messages.iter().map(|m| m.content.as_str()).collect();
+    let contents: Vec<String> = r.messages.iter().map(|m| m.text().into_owned()).collect();
     assert_eq!(contents, ["be brief", "hi", "hello"]);
 }
 
@@ -142,10 +142,10 @@ fn replaced_messages_replace_the_conversation() {
         r,
     ];
     let rebuilt = rebuild(&events, at(T0)).unwrap();
-    let contents: Vec<&str> = rebuilt
+    let contents: Vec<String> = rebuilt
         .messages
         .iter()
-        .map(|m| m.content.as_str())
+        .map(|m| m.text().into_owned())
         .collect();
     assert_eq!(contents, ["be brief", "go"]);
 }
@@ -186,7 +186,7 @@ fn summary(messages: &[Message]) -> Vec<String> {
             format!(
                 "{}:{}{}{}",
                 serde_json::to_value(m.role).unwrap().as_str().unwrap(),
-                m.content,
+                m.text(),
                 if calls.is_empty() {
                     String::new()
                 } else {

@@ -8,7 +8,7 @@
 //! the turn), appends the assistant message and the tool messages, and the next step begins; a
 //! completion without tool calls ends the turn. `max_steps` bounds the loop.
 
-use crate::adapter::{CompletionRequest, Message, Role, ToolCall, ToolSpec};
+use crate::adapter::{CompletionRequest, GenerationOptions, Message, Role, ToolCall, ToolSpec};
 use crate::attempt::{Completion, Provider, StreamEvent, run_attempt};
 use crate::engine::GuestEngine;
 use crate::failure::LlmFailure;
@@ -68,12 +68,13 @@ pub struct Session {
     committed: Option<Arc<AtomicBool>>,
 }
 
-/// Per-request generation options a client may set (the gateway's `max_tokens`, `temperature`).
+/// What a client may set per request (the gateway's `model` route, `max_tokens`, `temperature`,
+/// `top_p`, `stop`, `reasoning_effort`, `response_format`): the upstream model, and the generation
+/// options handed to the adapter as they are.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RequestOptions {
     pub model: Option<String>,
-    pub max_tokens: Option<u32>,
-    pub temperature: Option<f32>,
+    pub generation: GenerationOptions,
 }
 
 /// One completion for a client that keeps its own conversation and runs its own tools (a gateway
@@ -263,7 +264,12 @@ impl Session {
         self.enter_exchange(exchange);
         // The completion arrived before the process died: it is the answer.
         if let Some(done) = open.pending_tools {
-            let completion = Completion { text: done.text, tool_calls: done.calls, ..Completion::default() };
+            let completion = Completion {
+                text: done.text,
+                tool_calls: done.calls,
+                provider_data: done.provider_data,
+                ..Completion::default()
+            };
             return self.end_exchange(open.turn, completion);
         }
         let pending = open.pending_retry.map(|(record, wait)| PendingRetry { record, wait });
@@ -281,17 +287,17 @@ impl Session {
     /// replay needs to answer the same request again without the provider.
     fn end_exchange(&mut self, turn: u32, completion: Completion) -> Result<Completion, TurnError> {
         self.messages.push(Message {
-            role: Role::Assistant,
-            content: completion.text.clone(),
             tool_calls: completion.tool_calls.clone(),
-            tool_call_id: None,
+            provider_data: completion.provider_data.clone(),
+            ..Message::new(Role::Assistant, completion.text.clone())
         });
-        self.log.append_durable(
-            "turn/end",
-            json!({"turn": turn, "outcome": "completed", "assistant": completion.text, "steps": 1,
-                   "tool_calls": completion.tool_calls, "finish_reason": completion.finish_reason,
-                   "usage": completion.usage, "reasoning": completion.reasoning}),
-        )?;
+        let mut end = json!({"turn": turn, "outcome": "completed", "assistant": completion.text, "steps": 1,
+                             "tool_calls": completion.tool_calls, "finish_reason": completion.finish_reason,
+                             "usage": completion.usage, "reasoning": completion.reasoning});
+        if let Some(data) = &completion.provider_data {
+            end["provider_data"] = json!(data);
+        }
+        self.log.append_durable("turn/end", end)?;
         Ok(completion)
     }
 
@@ -391,6 +397,7 @@ impl Session {
                     Completion {
                         text: p.text,
                         tool_calls: p.calls,
+                        provider_data: p.provider_data,
                         ..Completion::default()
                     },
                     p.results,
@@ -480,6 +487,7 @@ impl Session {
             text: completion.text,
             calls: completion.tool_calls,
             results,
+            provider_data: completion.provider_data,
         }));
         self.log.append_durable(
             "step/end",
@@ -523,8 +531,7 @@ impl Session {
                 model: self.options.model.clone().unwrap_or_else(|| provider.config.model.clone()),
                 messages: self.messages.clone(),
                 tools: self.tool_specs.clone(),
-                max_tokens: self.options.max_tokens,
-                temperature: self.options.temperature,
+                options: self.options.generation.clone(),
             };
             self.log.append(
                 "llm/request",
@@ -564,7 +571,7 @@ impl Session {
                         policy_key: r.policy_key.clone(),
                         retry: r.retry,
                         delay_ms: r.delay_ms,
-                        code: r.code.clone(),
+                        code: crate::wire::wit_code(&r.code),
                     })
                     .collect(),
                 retry_policy_json: provider.config.retry_policy.to_json(),
@@ -649,6 +656,10 @@ impl Session {
         if !completion.tool_calls.is_empty() {
             event["text"] = json!(completion.text);
         }
+        if let Some(data) = &completion.provider_data {
+            // The provider requires it back: a resumed session must have it for this message.
+            event["provider_data"] = json!(data);
+        }
         self.log.append("llm/response", event)?;
         Ok(completion)
     }
@@ -661,15 +672,14 @@ impl Session {
         completion: Completion,
     ) -> Result<Completion, TurnError> {
         self.messages.push(Message {
-            role: Role::Assistant,
-            content: completion.text.clone(),
-            tool_calls: Vec::new(),
-            tool_call_id: None,
+            provider_data: completion.provider_data.clone(),
+            ..Message::new(Role::Assistant, completion.text.clone())
         });
-        self.log.append_durable(
-            "turn/end",
-            json!({"turn": turn, "outcome": "completed", "assistant": completion.text, "steps": step}),
-        )?;
+        let mut end = json!({"turn": turn, "outcome": "completed", "assistant": completion.text, "steps": step});
+        if let Some(data) = &completion.provider_data {
+            end["provider_data"] = json!(data);
+        }
+        self.log.append_durable("turn/end", end)?;
         Ok(completion)
     }
 

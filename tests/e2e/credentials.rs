@@ -48,7 +48,7 @@ async fn hostile_provider(base_url: &str) -> Provider {
 }
 
 fn request(model: &str) -> CompletionRequest {
-    CompletionRequest { model: model.into(), messages: vec![Message::new(Role::User, "hi")], tools: vec![], max_tokens: None, temperature: None }
+    CompletionRequest::new(model, vec![Message::new(Role::User, "hi")])
 }
 
 /// Each bad plan of the hostile guest (its model picks one) with what the failure must name.

@@ -42,13 +42,7 @@ async fn every_openai_and_deepseek_fixture_gets_its_canonical_failure() {
     let mut cfg = config::preset("openai").unwrap();
     cfg.base_url = mock.base_url();
     let provider = Provider::new(cfg, Arc::new(adapter), Some(TEST_KEY.into())).unwrap();
-    let request = CompletionRequest {
-        model: "gpt-test".into(),
-        messages: vec![Message::new(Role::User, "hi")],
-        tools: vec![],
-        max_tokens: None,
-        temperature: None,
-    };
+    let request = CompletionRequest::new("gpt-test", vec![Message::new(Role::User, "hi")]);
 
     let mut wrong = Vec::new();
     for case in &cases {

@@ -1202,3 +1202,57 @@ async fn metrics_count_attempts_retries_and_fallbacks_by_the_provider_that_made_
         "{page}"
     );
 }
+
+// ---- generation options (dsh:llm@0.2.0) -------------------------------------------------------
+
+#[tokio::test]
+async fn generation_options_and_images_reach_the_provider_and_a_0_1_adapter_refuses_them_with_a_400() {
+    // One gateway, two routes: `new` on the built-in OpenAI adapter (0.2.0), `old` on an adapter
+    // built against dsh:llm@0.1.0, which cannot carry top_p.
+    let upstream = mock(&script(&[completion(&["{\"ok\":true}"])])).await;
+    let old_upstream = mock(&script(&[completion(&["never sent"])])).await;
+    let scratch = Scratch::new();
+    let v0_1 = test_guest("dsh_test_v0_1_adapter");
+    scratch.config(&format!(
+        "{}{}[gateway]\n[[gateway.routes]]\nmodel = \"new\"\nprovider = \"up\"\n\
+         [[gateway.routes]]\nmodel = \"old\"\nprovider = \"old\"\n",
+        upstream_toml("up", "openai-compatible", &upstream.base_url(), 0, 10),
+        upstream_toml("old", "openai-compatible", &old_upstream.base_url(), 0, 10).replace(
+            "[providers.old.retry_policy]",
+            &format!("adapter = {:?}\n[providers.old.retry_policy]", v0_1.to_str().unwrap())
+        ),
+    ));
+    let gw = scratch.start_gateway(&["--allow-unauthenticated"], &[]).await;
+    let body = |model: &str| {
+        json!({
+            "model": model,
+            "messages": [{"role": "user", "content": [
+                {"type": "text", "text": "Describe"},
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
+            ]}],
+            "top_p": 0.5, "stop": ["END", "STOP"], "max_completion_tokens": 32,
+            "response_format": {"type": "json_schema", "json_schema": {"name": "answer", "schema": {"type": "object"}, "strict": true}}
+        })
+        .to_string()
+    };
+
+    let answer = post(&gw, None, &[], body("new")).await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(answer.text(), "{\"ok\":true}");
+    let sent = upstream.requests()[0].body_json().unwrap();
+    assert_eq!(sent["top_p"], 0.5, "{sent}");
+    assert_eq!(sent["stop"], json!(["END", "STOP"]), "{sent}");
+    assert_eq!(sent["response_format"]["type"], "json_schema", "{sent}");
+    assert_eq!(sent["response_format"]["json_schema"]["name"], "answer", "{sent}");
+    assert_eq!(sent["response_format"]["json_schema"]["strict"], true, "{sent}");
+    let parts = &sent["messages"][0]["content"];
+    assert_eq!(parts[0]["text"], "Describe", "{sent}");
+    assert_eq!(parts[1]["image_url"]["url"], "data:image/png;base64,iVBORw0KGgo=", "{sent}");
+
+    let refused = post(&gw, None, &[], body("old")).await;
+    assert_eq!(refused.status, 400, "{}", refused.body);
+    assert_eq!(refused.header("x-dsh-failure-code"), Some("INVALID_REQUEST"));
+    let message = refused.json()["error"]["message"].as_str().unwrap().to_string();
+    assert!(message.contains("v0.1-adapter") && message.contains("0.1.0"), "{message}");
+    assert!(old_upstream.requests().is_empty(), "a request the adapter cannot carry was sent");
+}

@@ -262,10 +262,15 @@ async fn sdk_non_streaming() {
         "max_completion_tokens reaches the upstream"
     );
     assert_eq!(sent[0]["temperature"], 0.25);
+    assert_eq!(sent[0]["top_p"], 0.5);
+    assert_eq!(sent[0]["stop"], json!(["\n\n"]));
+    assert_eq!(sent[0]["reasoning_effort"], "low");
+    assert_eq!(sent[0]["response_format"], json!({"type": "json_object"}));
     assert_eq!(
         sent[0]["messages"],
-        json!([{"role": "system", "content": "Be terse."}, {"role": "user", "content": "Say\nhello."}]),
-        "text parts are joined"
+        json!([{"role": "system", "content": "Be terse."},
+               {"role": "user", "content": [{"type": "text", "text": "Say"}, {"type": "text", "text": "hello."}]}]),
+        "text parts stay parts"
     );
     let events = s.events(&report["session"]);
     let start = &of_kind(&events, "turn/start")[0].data;

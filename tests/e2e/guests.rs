@@ -90,7 +90,7 @@ async fn a_component_of_another_world_is_refused_naming_what_is_missing() {
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(err.contains("dsh_test_wrong_world.wasm"), "{err}");
-    assert!(err.contains("must export dsh:llm/adapter@0.1.0"), "{err}");
+    assert!(err.contains("must export dsh:llm/adapter@0.2.0") && err.contains("@0.1.0"), "{err}");
     assert!(
         err.contains("greet"),
         "it says what the component does export: {err}"

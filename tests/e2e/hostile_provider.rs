@@ -416,7 +416,7 @@ async fn a_gzip_bomb_reaches_the_adapter_as_the_raw_bytes_never_inflated() {
     .into_bytes();
     answer.extend_from_slice(&bomb);
     let provider = raw_provider(Answer::Bytes(Arc::new(answer))).await;
-    let request = CompletionRequest { model: "m".into(), messages: vec![Message::new(Role::User, "hi")], tools: vec![], max_tokens: None, temperature: None };
+    let request = CompletionRequest::new("m", vec![Message::new(Role::User, "hi")]);
 
     // The bytes the host would feed the decoder, read by the same code path `run_attempt` uses.
     let mut response = transport(&provider.base_url).send(&plan_to(&provider.base_url), "test", &request).await.unwrap();

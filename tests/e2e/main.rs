@@ -6,6 +6,7 @@ mod support;
 
 mod benchmarks;
 mod cli_run;
+mod contract;
 mod credentials;
 mod field;
 mod fixtures;

@@ -40,7 +40,7 @@ fn provider(adapter: Arc<Adapter>, base_url: &str, model: &str) -> Provider {
 }
 
 fn request(model: &str) -> CompletionRequest {
-    CompletionRequest { model: model.into(), messages: vec![Message::new(Role::User, "hi there")], tools: vec![], max_tokens: None, temperature: None }
+    CompletionRequest::new(model, vec![Message::new(Role::User, "hi there")])
 }
 
 async fn attempt(p: &Provider) -> Result<Completion, LlmFailure> {

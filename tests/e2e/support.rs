@@ -198,7 +198,8 @@ fn build_other_language_guests() -> Result<OtherLanguageGuests, String> {
         ));
     }
 
-    let wit = root.join("wit");
+    // Both stay on dsh:llm@0.1.0: they are the proof that 0.1 guests keep working.
+    let wit = root.join("wit/0.1.0");
     let retry_budget = out.join("retry_budget.wasm");
     let gemini = out.join("gemini.wasm");
     let jobs: Vec<(PathBuf, u64, std::process::Command)> = vec![

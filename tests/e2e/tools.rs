@@ -735,10 +735,10 @@ async fn an_embedding_program_registers_an_async_tool_and_runs_a_turn_of_steps()
     assert_eq!(m.len(), 4);
     assert_eq!(m[1].tool_calls[0].arguments, r#"{"key":"a"}"#);
     assert_eq!(
-        (m[2].content.as_str(), m[2].tool_call_id.as_deref()),
+        (&*m[2].text(), m[2].tool_call_id.as_deref()),
         ("a = 1", Some("call_1"))
     );
-    assert_eq!(m[3].content, "a is 1");
+    assert_eq!(m[3].text(), "a is 1");
     let sent = body(&mock, 0);
     assert_eq!(sent["tools"][0]["function"]["name"], "lookup");
     assert_eq!(

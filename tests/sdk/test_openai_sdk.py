@@ -84,6 +84,10 @@ def test_non_streaming():
         ],
         max_completion_tokens=64,
         temperature=0.25,
+        top_p=0.5,
+        stop=["\n\n"],
+        reasoning_effort="low",
+        response_format={"type": "json_object"},
         n=1,
         user="sdk-test",
     )

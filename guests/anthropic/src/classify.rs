@@ -21,7 +21,7 @@ use crate::retry_after::retry_after_ms;
 use crate::text::{
     MESSAGE_CHARS, QUOTE_CHARS, clip, excerpt, html_title, looks_like_html, normalize, status_line,
 };
-use crate::types::{LlmFailure, ResponseHead, codes};
+use crate::types::{FailureCode, LlmFailure, ResponseHead, codes};
 
 /// Classify a non-2xx answer. Never fails: a body that is not JSON (a proxy's HTML page, garbage,
 /// nothing) is classified by its status, with the start of the body quoted.
@@ -49,7 +49,7 @@ pub fn classify_failure(head: &ResponseHead, body: &[u8]) -> LlmFailure {
             .or(body_id)
             .or_else(|| header_id(head, "x-request-id")),
         message,
-        code: code.to_string(),
+        code,
         status: Some(status),
         provider_retry_after_ms: retry_after_ms(head),
     }
@@ -63,7 +63,7 @@ pub fn classify_in_band(value: &Value, head: &ResponseHead) -> LlmFailure {
     let info = ErrorInfo::from_body(value);
     LlmFailure {
         request_id: info.request_id.clone().or_else(|| header_request_id(head)),
-        code: info.code(None).to_string(),
+        code: info.code(None),
         message: info.describe("the provider reported an error in the stream"),
         status: None,
         provider_retry_after_ms: None,
@@ -142,7 +142,7 @@ impl ErrorInfo {
         self.message.is_some() || self.kind.is_some()
     }
 
-    fn code(&self, status: Option<u16>) -> &'static str {
+    fn code(&self, status: Option<u16>) -> FailureCode {
         code_for(
             self.kind.as_deref(),
             &normalize(self.message.as_deref().unwrap_or("")),
@@ -189,7 +189,7 @@ fn describe_unstructured(status: u16, text: &str) -> (String, String) {
 }
 
 /// The canonical code from the error type, the normalized wording and the status (module comment).
-fn code_for(kind: Option<&str>, text: &str, status: Option<u16>) -> &'static str {
+fn code_for(kind: Option<&str>, text: &str, status: Option<u16>) -> FailureCode {
     let says = |patterns: &[&str]| patterns.iter().any(|p| text.contains(p));
     let server_status = status.is_some_and(|s| s >= 500);
 

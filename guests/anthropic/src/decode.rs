@@ -16,6 +16,12 @@
 //!   a non-2xx body. After any finish, everything is ignored.
 //! - A body without SSE framing is read at `end()` as one JSON document: a non-streaming Message, or
 //!   an error.
+//! - A thinking block starting is reported as `progress` (the model is at work, though no text may
+//!   follow for a long while); a `ping` is a keepalive and yields nothing. The thinking and
+//!   redacted-thinking blocks (with their signatures) are kept and emitted whole as the message's
+//!   `provider-data` just before the finish: Anthropic requires them back, unchanged, before the
+//!   results of the tool calls they led to. A thinking block without a signature cannot be sent
+//!   back (Anthropic would refuse it) and is not kept.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -50,6 +56,35 @@ enum Block {
     /// `redacted_thinking`, `server_tool_use` (run by Anthropic, not by us), results, and types
     /// this adapter does not know: their deltas are not ours to emit.
     Other,
+}
+
+/// A block the provider requires back verbatim in later requests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Kept {
+    Thinking { thinking: String, signature: String },
+    Redacted { data: String },
+}
+
+impl Kept {
+    /// The block as Anthropic sent it; `None` for thinking that has no signature.
+    fn to_json(&self) -> Option<Value> {
+        match self {
+            Kept::Thinking { signature, .. } if signature.is_empty() => None,
+            Kept::Thinking { thinking, signature } => {
+                Some(serde_json::json!({ "type": "thinking", "thinking": thinking, "signature": signature }))
+            }
+            Kept::Redacted { data } => Some(serde_json::json!({ "type": "redacted_thinking", "data": data })),
+        }
+    }
+}
+
+/// The string fields of a `content_block_delta`'s delta (a field that is not a string is `None`).
+#[derive(Default)]
+struct DeltaText<'a> {
+    text: Option<Cow<'a, str>>,
+    thinking: Option<Cow<'a, str>>,
+    partial_json: Option<Cow<'a, str>>,
+    signature: Option<Cow<'a, str>>,
 }
 
 /// Anthropic's token counts as reported so far (`message_delta` counts are cumulative).
@@ -99,6 +134,8 @@ pub struct Decoder {
     usage: RawUsage,
     stop_reason: Option<String>,
     saw_tool_call: bool,
+    /// The thinking blocks so far, by index, to be sent back with the message.
+    kept: BTreeMap<u64, Kept>,
     /// Whether the typed fast path is used (see `fast`); off only to compare it in tests.
     fast_path: bool,
 }
@@ -113,6 +150,7 @@ impl Decoder {
             usage: RawUsage::default(),
             stop_reason: None,
             saw_tool_call: false,
+            kept: BTreeMap::new(),
             fast_path: true,
         }
     }
@@ -172,14 +210,13 @@ impl Decoder {
             // As `on_json` does: no index or no delta, nothing to do (a `null` delta does nothing).
             if let (Some(index), Some(delta)) = (e.index, e.delta) {
                 let kind = delta.kind;
-                self.on_block_delta(
-                    index,
-                    kind.as_ref().map_or("", Str::as_str),
-                    delta.text.map(|s| s.0),
-                    delta.thinking.map(|s| s.0),
-                    delta.partial_json.map(|s| s.0),
-                    out,
-                );
+                let fields = DeltaText {
+                    text: delta.text.map(|s| s.0),
+                    thinking: delta.thinking.map(|s| s.0),
+                    partial_json: delta.partial_json.map(|s| s.0),
+                    signature: delta.signature.map(|s| s.0),
+                };
+                self.on_block_delta(index, kind.as_ref().map_or("", Str::as_str), fields, out);
             }
             return;
         }
@@ -219,14 +256,14 @@ impl Decoder {
                     return;
                 };
                 let text = |key: &str| delta.get(key).and_then(Value::as_str).map(Cow::Borrowed);
-                self.on_block_delta(
-                    index,
-                    delta.get("type").and_then(Value::as_str).unwrap_or(""),
-                    text("text"),
-                    text("thinking"),
-                    text("partial_json"),
-                    out,
-                );
+                let fields = DeltaText {
+                    text: text("text"),
+                    thinking: text("thinking"),
+                    partial_json: text("partial_json"),
+                    signature: text("signature"),
+                };
+                let kind = delta.get("type").and_then(Value::as_str).unwrap_or("");
+                self.on_block_delta(index, kind, fields, out);
             }
             "message_delta" => {
                 if let Some(reason) = v.pointer("/delta/stop_reason").and_then(Value::as_str) {
@@ -237,6 +274,7 @@ impl Decoder {
                 }
             }
             "message_stop" => {
+                self.emit_kept(out);
                 if let Some(usage) = self.usage.to_usage() {
                     out.push(Chunk::Usage(usage));
                 }
@@ -256,17 +294,24 @@ impl Decoder {
                 Block::Text
             }
             // A thinking block starting is the model at work, though no text may follow for a long
-            // while: an empty reasoning chunk tells the host's watchdog so (WIT 0.1 has no progress
-            // chunk of its own). A `ping` says nothing of the kind and yields nothing.
+            // while: progress for the host's watchdog. A `ping` says nothing of the kind and yields
+            // nothing.
             "thinking" => {
-                match block.get("thinking").and_then(Value::as_str).filter(|s| !s.is_empty()) {
-                    Some(text) => out.push(Chunk::Reasoning(text.to_string())),
-                    None => out.push(Chunk::Reasoning(String::new())),
-                }
+                out.push(Chunk::Progress("thinking".to_string()));
+                let text = block.get("thinking").and_then(Value::as_str).unwrap_or("");
+                push_text(out, Chunk::Reasoning, block.get("thinking"));
+                let signature = block.get("signature").and_then(Value::as_str).unwrap_or("");
+                self.kept.insert(
+                    index,
+                    Kept::Thinking { thinking: text.to_string(), signature: signature.to_string() },
+                );
                 Block::Thinking
             }
             "redacted_thinking" => {
-                out.push(Chunk::Reasoning(String::new()));
+                out.push(Chunk::Progress("redacted thinking".to_string()));
+                if let Some(data) = block.get("data").and_then(Value::as_str) {
+                    self.kept.insert(index, Kept::Redacted { data: data.to_string() });
+                }
                 Block::Other
             }
             "tool_use" => {
@@ -291,34 +336,46 @@ impl Decoder {
         self.blocks.insert(index, kind);
     }
 
-    /// A delta: its `type` and its string fields (a field that is not a string is `None`).
-    fn on_block_delta(
-        &mut self,
-        index: u64,
-        kind: &str,
-        text: Option<Cow<'_, str>>,
-        thinking: Option<Cow<'_, str>>,
-        partial_json: Option<Cow<'_, str>>,
-        out: &mut Vec<Chunk>,
-    ) {
+    /// A delta: its `type` and its string fields.
+    fn on_block_delta(&mut self, index: u64, kind: &str, fields: DeltaText<'_>, out: &mut Vec<Chunk>) {
         let block = self.blocks.get(&index).copied();
         match kind {
             // Text without a block start is still text; text in a block that is not a text block
             // (a citation's, a server tool's) is not the answer.
             "text_delta" if matches!(block, None | Some(Block::Text)) => {
-                push_cow(out, Chunk::Text, text);
+                push_cow(out, Chunk::Text, fields.text);
             }
             "thinking_delta" if matches!(block, None | Some(Block::Thinking)) => {
-                push_cow(out, Chunk::Reasoning, thinking);
+                if let (Some(Kept::Thinking { thinking, .. }), Some(piece)) =
+                    (self.kept.get_mut(&index), fields.thinking.as_deref())
+                {
+                    thinking.push_str(piece);
+                }
+                push_cow(out, Chunk::Reasoning, fields.thinking);
+            }
+            "signature_delta" if block == Some(Block::Thinking) => {
+                if let (Some(Kept::Thinking { signature, .. }), Some(piece)) =
+                    (self.kept.get_mut(&index), fields.signature.as_deref())
+                {
+                    signature.push_str(piece);
+                }
             }
             // A tool call's arguments only after its start: without one there is no name to call.
             "input_json_delta" if block == Some(Block::ToolUse { complete: false }) => {
-                if let Some(partial) = partial_json.filter(|p| !p.is_empty()) {
+                if let Some(partial) = fields.partial_json.filter(|p| !p.is_empty()) {
                     self.push_tool_call(out, index, None, None, partial.into_owned());
                 }
             }
-            // `signature_delta`, `citations_delta`, and deltas of blocks that are not ours.
+            // `citations_delta`, and deltas of blocks that are not ours.
             _ => {}
+        }
+    }
+
+    /// The kept thinking blocks, in order, as the message's provider data (nothing if none).
+    fn emit_kept(&mut self, out: &mut Vec<Chunk>) {
+        let blocks: Vec<Value> = self.kept.values().filter_map(Kept::to_json).collect();
+        if !blocks.is_empty() {
+            out.push(Chunk::ProviderData(crate::plan::provider_data_for(&blocks)));
         }
     }
 
@@ -345,7 +402,19 @@ impl Decoder {
         for (index, block) in content.iter().enumerate() {
             match block.get("type").and_then(Value::as_str).unwrap_or("") {
                 "text" => push_text(out, Chunk::Text, block.get("text")),
-                "thinking" => push_text(out, Chunk::Reasoning, block.get("thinking")),
+                "thinking" => {
+                    push_text(out, Chunk::Reasoning, block.get("thinking"));
+                    let text = |key: &str| block.get(key).and_then(Value::as_str).unwrap_or("").to_string();
+                    self.kept.insert(
+                        index as u64,
+                        Kept::Thinking { thinking: text("thinking"), signature: text("signature") },
+                    );
+                }
+                "redacted_thinking" => {
+                    if let Some(data) = block.get("data").and_then(Value::as_str) {
+                        self.kept.insert(index as u64, Kept::Redacted { data: data.to_string() });
+                    }
+                }
                 "tool_use" => {
                     let arguments = match block.get("input") {
                         None | Some(Value::Null) => String::new(),
@@ -365,6 +434,7 @@ impl Decoder {
         if let Some(u) = value.get("usage") {
             self.usage.merge(u);
         }
+        self.emit_kept(out);
         if let Some(usage) = self.usage.to_usage() {
             out.push(Chunk::Usage(usage));
         }
@@ -422,6 +492,8 @@ impl Decoder {
             id: id.map(str::to_string),
             name: name.map(str::to_string),
             arguments,
+            // Anthropic attaches nothing to a call itself: its thinking is the message's.
+            provider_data: None,
         }));
     }
 

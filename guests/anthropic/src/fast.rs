@@ -30,6 +30,8 @@ pub(crate) struct Delta<'a> {
     pub thinking: Option<Str<'a>>,
     #[serde(borrow, default)]
     pub partial_json: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    pub signature: Option<Str<'a>>,
 }
 
 /// Parses `data` as a `content_block_delta` (its `type` says so), if the typed parse is exact for

@@ -9,12 +9,20 @@
 //! - tool calls are `tool_use` blocks whose `input` is a JSON object (never the argument text), and
 //!   tool results are `tool_result` blocks, which must come first in their user message;
 //! - text blocks must contain non-whitespace text, so blank contents are left out;
-//! - `max_tokens` is required.
+//! - `max_tokens` is required;
+//! - an assistant message's thinking blocks (its provider data, with their signatures) go back
+//!   first in its content, unchanged: Anthropic requires them before a tool call's result.
+//!
+//! Generation options: `max-output-tokens` is `max_tokens`, `stop` is `stop_sequences`, `top-p` is
+//! `top_p`, and a `reasoning-effort` turns extended thinking on with a budget
+//! ([`thinking_budget`]). A `response-format` other than text is refused: the Messages API has no
+//! such field (ask for JSON in the prompt, or through a tool).
 
 use serde_json::{Map, Value, json};
 
 use crate::types::{
-    CompletionRequest, Endpoint, HttpPlan, LlmFailure, Message, Role, ToolCall, ToolSpec, codes,
+    CompletionRequest, ContentPart, Endpoint, GenerationOptions, HttpPlan, LlmFailure, Message,
+    ReasoningEffort, ResponseFormat, Role, ToolCall, ToolSpec, codes,
 };
 
 /// The `x-api-key` header value: the host replaces the placeholder with the provider's key.
@@ -51,18 +59,22 @@ pub fn request_body(req: &CompletionRequest) -> Result<Value, LlmFailure> {
     if req.model.trim().is_empty() {
         return Err(invalid("the request names no model"));
     }
-    let max_tokens = req.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS);
-    if max_tokens == 0 {
-        return Err(invalid("max_tokens is 0: Anthropic requires at least 1"));
-    }
+    let options = &req.options;
+    let (max_tokens, thinking) = output_budget(options)?;
 
-    let mut system = Vec::new();
+    let mut system: Vec<String> = Vec::new();
     let mut turns: Vec<Turn> = Vec::new();
     for (index, m) in req.messages.iter().enumerate() {
         let role = match m.role {
             Role::System => {
-                if !m.content.trim().is_empty() {
-                    system.push(m.content.as_str());
+                if m.has_images() {
+                    return Err(invalid(format!(
+                        "message {index} (system) has an image part: Anthropic takes images in user messages only"
+                    )));
+                }
+                let text = m.text();
+                if !text.trim().is_empty() {
+                    system.push(text.into_owned());
                 }
                 continue;
             }
@@ -105,8 +117,30 @@ pub fn request_body(req: &CompletionRequest) -> Result<Value, LlmFailure> {
             .collect::<Result<Vec<_>, _>>()?;
         body.insert("tools".into(), Value::Array(tools));
     }
-    if let Some(t) = req.temperature {
-        body.insert("temperature".into(), temperature_json(t)?);
+    if let Some(budget) = thinking {
+        body.insert("thinking".into(), json!({ "type": "enabled", "budget_tokens": budget }));
+    }
+    if let Some(t) = options.temperature {
+        body.insert("temperature".into(), number_json("temperature", t, None)?);
+    }
+    if let Some(p) = options.top_p {
+        body.insert("top_p".into(), number_json("top_p", p, Some(1.0))?);
+    }
+    if !options.stop.is_empty() {
+        // Anthropic refuses a stop sequence made only of whitespace.
+        if options.stop.iter().any(|s| s.trim().is_empty()) {
+            return Err(invalid("a stop sequence is empty or only whitespace: Anthropic refuses it"));
+        }
+        body.insert("stop_sequences".into(), json!(options.stop));
+    }
+    match &options.response_format {
+        None | Some(ResponseFormat::Text) => {}
+        Some(_) => {
+            return Err(invalid(
+                "a JSON response format cannot be sent to Anthropic: the Messages API has no \
+                 response_format (ask for JSON in the prompt, or offer a tool whose input is the answer)",
+            ));
+        }
     }
     Ok(Value::Object(body))
 }
@@ -145,18 +179,39 @@ fn content_blocks(index: usize, m: &Message) -> Result<Vec<Value>, LlmFailure> {
                     "message {index} has role tool but no tool_call_id: Anthropic cannot match it to a tool_use block"
                 )));
             };
+            if m.has_images() {
+                return Err(invalid(format!(
+                    "message {index} (tool) has an image part: this adapter sends tool results as text"
+                )));
+            }
             let mut block = Map::new();
             block.insert("type".into(), json!("tool_result"));
             block.insert("tool_use_id".into(), json!(id));
             // `content` is optional, and an empty text is refused: a tool with no output sends none.
-            if !m.content.trim().is_empty() {
-                block.insert("content".into(), json!(m.content));
+            let text = m.text();
+            if !text.trim().is_empty() {
+                block.insert("content".into(), json!(text));
             }
             blocks.push(Value::Object(block));
         }
         _ => {
-            if !m.content.trim().is_empty() {
-                blocks.push(json!({ "type": "text", "text": m.content }));
+            if m.role == Role::Assistant {
+                if m.has_images() {
+                    return Err(invalid(format!(
+                        "message {index} (assistant) has an image part: Anthropic takes images in user messages only"
+                    )));
+                }
+                // The thinking blocks that preceded this answer, first and unchanged.
+                blocks.extend(thinking_blocks_of(m.provider_data.as_deref()));
+            }
+            for part in &m.content {
+                match part {
+                    ContentPart::Text(text) if !text.trim().is_empty() => {
+                        blocks.push(json!({ "type": "text", "text": text }));
+                    }
+                    ContentPart::Text(_) => {}
+                    ContentPart::ImageUrl(url) => blocks.push(image_json(index, url)?),
+                }
             }
             if m.role == Role::Assistant {
                 for call in &m.tool_calls {
@@ -166,6 +221,85 @@ fn content_blocks(index: usize, m: &Message) -> Result<Vec<Value>, LlmFailure> {
         }
     }
     Ok(blocks)
+}
+
+/// An image part as an `image` block: a `data:` URL becomes a base64 source, an `http(s):` URL a
+/// URL source.
+fn image_json(index: usize, url: &str) -> Result<Value, LlmFailure> {
+    if let Some(rest) = url.strip_prefix("data:") {
+        let Some((media_type, data)) = rest.split_once(";base64,") else {
+            return Err(invalid(format!(
+                "message {index}: an image data: URL must be base64 (data:image/png;base64,...)"
+            )));
+        };
+        return Ok(json!({ "type": "image",
+                          "source": { "type": "base64", "media_type": media_type, "data": data } }));
+    }
+    if url.starts_with("https://") || url.starts_with("http://") {
+        return Ok(json!({ "type": "image", "source": { "type": "url", "url": url } }));
+    }
+    Err(invalid(format!(
+        "message {index}: an image must be an https: or data: URL, got {:?}",
+        url.chars().take(40).collect::<String>()
+    )))
+}
+
+/// The key of this adapter's provider data: `{"anthropic": {"thinking": [blocks]}}`. Data without
+/// it was written by another adapter (the conversation moved between providers) and is not sent.
+pub const PROVIDER_DATA_KEY: &str = "anthropic";
+
+/// A message's provider data, as the decoder writes it: the thinking and redacted-thinking blocks
+/// of the answer, in order, each as Anthropic sent it (with its signature).
+pub fn provider_data_for(thinking_blocks: &[Value]) -> String {
+    json!({ PROVIDER_DATA_KEY: { "thinking": thinking_blocks } }).to_string()
+}
+
+fn thinking_blocks_of(provider_data: Option<&str>) -> Vec<Value> {
+    let Some(mut value) = provider_data.and_then(|d| serde_json::from_str::<Value>(d).ok()) else {
+        return Vec::new();
+    };
+    match value.get_mut(PROVIDER_DATA_KEY).and_then(|v| v.get_mut("thinking")).map(Value::take) {
+        Some(Value::Array(blocks)) => blocks.into_iter().filter(Value::is_object).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Extended thinking's budget for a reasoning effort. Anthropic takes no effort level but a number
+/// of tokens (at least 1,024, counted in `max_tokens`); these keep `budget + DEFAULT_MAX_TOKENS`
+/// within the output limit of every Claude model that thinks (32,000 for Opus 4).
+pub fn thinking_budget(effort: ReasoningEffort) -> u32 {
+    match effort {
+        ReasoningEffort::Minimal => 1_024,
+        ReasoningEffort::Low => 4_096,
+        ReasoningEffort::Medium => 8_192,
+        ReasoningEffort::High => 16_384,
+    }
+}
+
+/// Anthropic's least thinking budget.
+pub const MIN_THINKING_BUDGET: u32 = 1_024;
+
+/// `max_tokens`, and the thinking budget when a reasoning effort is set. Without
+/// `max-output-tokens`, thinking adds its budget to the default (the answer keeps its room); with
+/// it, it is the bound on everything, thinking included (as OpenAI's `max_completion_tokens`), and
+/// the budget shrinks to fit below it, down to Anthropic's least.
+fn output_budget(o: &GenerationOptions) -> Result<(u32, Option<u32>), LlmFailure> {
+    if o.max_output_tokens == Some(0) {
+        return Err(invalid("max_tokens is 0: Anthropic requires at least 1"));
+    }
+    let Some(effort) = o.reasoning_effort else {
+        return Ok((o.max_output_tokens.unwrap_or(DEFAULT_MAX_TOKENS), None));
+    };
+    let budget = thinking_budget(effort);
+    match o.max_output_tokens {
+        None => Ok((budget + DEFAULT_MAX_TOKENS, Some(budget))),
+        Some(max) if max > MIN_THINKING_BUDGET => Ok((max, Some(budget.min(max - 1)))),
+        Some(max) => Err(invalid(format!(
+            "reasoning effort {} needs max-output-tokens above {MIN_THINKING_BUDGET} with Anthropic \
+             (thinking takes at least {MIN_THINKING_BUDGET} tokens of max_tokens), got {max}",
+            effort.as_str()
+        ))),
+    }
 }
 
 /// A stored tool call as a `tool_use` block. Its `input` must be a JSON object: the argument text is
@@ -256,15 +390,15 @@ fn tool_json(tool: &ToolSpec) -> Result<Value, LlmFailure> {
 }
 
 /// `0.7f32 as f64` is 0.699999988079071; go through the shortest decimal text so the body says 0.7.
-fn temperature_json(t: f32) -> Result<Value, LlmFailure> {
-    let shortest: f64 = t.to_string().parse().unwrap_or(f64::from(t));
+/// `max`: the largest value allowed (none: any non-negative number).
+fn number_json(name: &str, x: f32, max: Option<f32>) -> Result<Value, LlmFailure> {
+    let shortest: f64 = x.to_string().parse().unwrap_or(f64::from(x));
     serde_json::Number::from_f64(shortest)
-        .filter(|_| t.is_finite() && t >= 0.0)
+        .filter(|_| x.is_finite() && x >= 0.0 && max.is_none_or(|m| x <= m))
         .map(Value::Number)
-        .ok_or_else(|| {
-            invalid(format!(
-                "temperature {t} is not a finite, non-negative number"
-            ))
+        .ok_or_else(|| match max {
+            Some(m) => invalid(format!("{name} {x} is not a number from 0 to {m}")),
+            None => invalid(format!("{name} {x} is not a finite, non-negative number")),
         })
 }
 

@@ -7,6 +7,7 @@ mod common;
 use common::{decode, decode_split, decoded, finish_of, finishes, head, sse, text_of, tool_deltas};
 use dsh_guest_anthropic::Decoder;
 use dsh_guest_anthropic::types::{Chunk, Finish, FinishKind, ToolCallDelta, Usage};
+use serde_json::json;
 
 fn stop(kind: FinishKind, reason: &str) -> Chunk {
     Chunk::Finish(Finish {
@@ -118,8 +119,11 @@ fn cache_tokens_count_as_input_and_message_delta_usage_wins() {
     assert_eq!(chunks[1], usage(4 + 100 + 5000, 42, Some(5000)));
 }
 
+/// Thinking is reasoning; each thinking block's start is progress (the watchdog counts it); the
+/// thinking blocks, with their signatures, and the redacted ones are the message's provider data,
+/// whole, just before the usage and the finish.
 #[test]
-fn thinking_is_reasoning_and_signatures_and_redacted_blocks_are_ignored() {
+fn thinking_is_reasoning_and_its_blocks_are_the_messages_provider_data() {
     let events = [
         START,
         r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}"#,
@@ -136,19 +140,41 @@ fn thinking_is_reasoning_and_signatures_and_redacted_blocks_are_ignored() {
         STOP,
     ];
     let chunks = decoded(&sse(&events));
+    let provider_data = json!({"anthropic": {"thinking": [
+        {"type": "thinking", "thinking": "Let me think harder.",
+         "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds"},
+        {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix"},
+    ]}});
     assert_eq!(
         chunks,
         vec![
-            // Each thinking block's start is progress for the host's watchdog: an empty reasoning chunk.
-            Chunk::Reasoning(String::new()),
+            Chunk::Progress("thinking".into()),
             Chunk::Reasoning("Let me think".into()),
             Chunk::Reasoning(" harder.".into()),
-            Chunk::Reasoning(String::new()),
+            Chunk::Progress("redacted thinking".into()),
             Chunk::Text("42".into()),
+            Chunk::ProviderData(provider_data.to_string()),
             usage(25, 9, Some(0)),
             stop(FinishKind::Stop, "end_turn"),
         ]
     );
+}
+
+/// A thinking block without a signature cannot be sent back (Anthropic would refuse it): no
+/// provider data, only progress and reasoning.
+#[test]
+fn thinking_without_a_signature_is_not_kept() {
+    let events = [
+        START,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"hm"}}"#,
+        r#"{"type":"content_block_stop","index":0}"#,
+        r#"{"type":"content_block_start","index":1,"content_block":{"type":"text","text":"ok"}}"#,
+        r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}"#,
+        STOP,
+    ];
+    let chunks = decoded(&sse(&events));
+    assert!(!chunks.iter().any(|c| matches!(c, Chunk::ProviderData(_))), "{chunks:?}");
+    assert_eq!(chunks[..2], [Chunk::Progress("thinking".into()), Chunk::Reasoning("hm".into())]);
 }
 
 #[test]
@@ -176,6 +202,7 @@ fn tool_use_with_input_json_deltas_across_chunks() {
         id: id.map(str::to_string),
         name: name.map(str::to_string),
         arguments: args.into(),
+        provider_data: None,
     };
     assert_eq!(
         tool_deltas(&chunks),
@@ -253,6 +280,7 @@ fn tool_use_start_with_whole_input_and_server_tools() {
             id: Some("toolu_1".into()),
             name: Some("read".into()),
             arguments: r#"{"path":"a"}"#.into(),
+            provider_data: None,
         }]
     );
 }
@@ -381,13 +409,19 @@ fn non_streaming_message_body() {
                 id: Some("toolu_1".into()),
                 name: Some("get_weather".into()),
                 arguments: r#"{"location":"Paris"}"#.into(),
+                provider_data: None,
             }),
             Chunk::ToolCall(ToolCallDelta {
                 index: 3,
                 id: Some("toolu_2".into()),
                 name: Some("now".into()),
                 arguments: "{}".into(),
+                provider_data: None,
             }),
+            Chunk::ProviderData(
+                json!({"anthropic": {"thinking": [{"type": "thinking", "thinking": "hmm", "signature": "x"}]}})
+                    .to_string()
+            ),
             usage(100, 30, Some(90)),
             stop(FinishKind::ToolCalls, "tool_use"),
         ]

@@ -1,16 +1,15 @@
 //! `plan-request`: URL, headers and the Messages body shape.
 
 use dsh_guest_anthropic::plan_request;
-use dsh_guest_anthropic::types::{CompletionRequest, Endpoint, Message, Role, ToolCall, ToolSpec};
+use dsh_guest_anthropic::plan::{provider_data_for, thinking_budget};
+use dsh_guest_anthropic::types::{
+    CompletionRequest, ContentPart, Endpoint, GenerationOptions, JsonSchemaFormat, Message,
+    ReasoningEffort, ResponseFormat, Role, ToolCall, ToolSpec,
+};
 use serde_json::{Value, json};
 
 fn msg(role: Role, content: &str) -> Message {
-    Message {
-        role,
-        content: content.into(),
-        tool_calls: vec![],
-        tool_call_id: None,
-    }
+    Message::new(role, content)
 }
 
 fn tool_result(id: &str, content: &str) -> Message {
@@ -21,11 +20,7 @@ fn tool_result(id: &str, content: &str) -> Message {
 }
 
 fn call(id: &str, name: &str, args: &str) -> ToolCall {
-    ToolCall {
-        id: id.into(),
-        name: name.into(),
-        arguments: args.into(),
-    }
+    ToolCall::new(id, name, args)
 }
 
 fn assistant_calls(content: &str, calls: Vec<ToolCall>) -> Message {
@@ -40,8 +35,7 @@ fn request() -> CompletionRequest {
         model: "claude-sonnet-4-5".into(),
         messages: vec![msg(Role::System, "be brief"), msg(Role::User, "hi")],
         tools: vec![],
-        max_tokens: None,
-        temperature: None,
+        options: GenerationOptions::default(),
     }
 }
 
@@ -125,18 +119,128 @@ fn system_messages_are_joined_and_omitted_when_absent() {
 #[test]
 fn max_tokens_and_temperature_when_set() {
     let mut req = request();
-    req.max_tokens = Some(256);
-    req.temperature = Some(0.7);
+    req.options.max_output_tokens = Some(256);
+    req.options.temperature = Some(0.7);
     let b = body(&req);
     assert_eq!(b["max_tokens"], json!(256));
     assert_eq!(b["temperature"], json!(0.7), "0.7f32 is sent as 0.7");
-    req.temperature = None;
+    req.options.temperature = None;
     assert!(body(&req).get("temperature").is_none());
-    req.temperature = Some(f32::NAN);
+    req.options.temperature = Some(f32::NAN);
     refused(&req);
-    req.temperature = None;
-    req.max_tokens = Some(0);
+    req.options.temperature = None;
+    req.options.max_output_tokens = Some(0);
     assert!(refused(&req).contains("max_tokens"));
+}
+
+#[test]
+fn stop_and_top_p_by_anthropic_names() {
+    let mut req = request();
+    req.options.stop = vec!["END".into(), "\n\nHuman:".into()];
+    req.options.top_p = Some(0.95);
+    let b = body(&req);
+    assert_eq!(b["stop_sequences"], json!(["END", "\n\nHuman:"]));
+    assert_eq!(b["top_p"], json!(0.95));
+    assert!(b.get("stop").is_none(), "{b}");
+    req.options.stop = vec!["  ".into()];
+    assert!(refused(&req).contains("stop sequence"));
+    req.options.stop = vec![];
+    req.options.top_p = Some(1.01);
+    assert!(refused(&req).contains("top_p"));
+}
+
+/// A reasoning effort turns extended thinking on with a budget; without max-output-tokens the
+/// answer keeps the default room on top of it, with it the budget fits below it.
+#[test]
+fn reasoning_effort_is_a_thinking_budget() {
+    let mut req = request();
+    req.options.reasoning_effort = Some(ReasoningEffort::Medium);
+    let b = body(&req);
+    let budget = thinking_budget(ReasoningEffort::Medium);
+    assert_eq!(b["thinking"], json!({"type": "enabled", "budget_tokens": budget}));
+    assert_eq!(b["max_tokens"], json!(budget + 4096));
+
+    req.options.max_output_tokens = Some(5000);
+    let b = body(&req);
+    assert_eq!(b["max_tokens"], json!(5000));
+    assert_eq!(b["thinking"]["budget_tokens"], json!(4999), "the budget stays below max_tokens");
+
+    req.options.reasoning_effort = Some(ReasoningEffort::Minimal);
+    assert_eq!(body(&req)["thinking"]["budget_tokens"], json!(1024));
+
+    req.options.max_output_tokens = Some(1024);
+    let e = refused(&req);
+    assert!(e.contains("reasoning effort minimal") && e.contains("1024"), "{e}");
+    for effort in [ReasoningEffort::Minimal, ReasoningEffort::Low, ReasoningEffort::Medium, ReasoningEffort::High] {
+        assert!(thinking_budget(effort) >= 1024 && thinking_budget(effort) + 4096 <= 32_000);
+    }
+}
+
+#[test]
+fn a_json_response_format_is_refused_and_text_is_the_default() {
+    let mut req = request();
+    req.options.response_format = Some(ResponseFormat::Text);
+    assert!(body(&req).get("response_format").is_none());
+    req.options.response_format = Some(ResponseFormat::JsonObject);
+    assert!(refused(&req).contains("response_format"));
+    req.options.response_format = Some(ResponseFormat::JsonSchema(JsonSchemaFormat {
+        name: "a".into(),
+        schema_json: "{}".into(),
+        strict: true,
+    }));
+    assert!(refused(&req).contains("response_format"));
+}
+
+#[test]
+fn images_are_image_blocks_in_user_messages() {
+    let mut req = request();
+    req.messages[1].content = vec![
+        ContentPart::Text("what is this?".into()),
+        ContentPart::ImageUrl("data:image/png;base64,iVBORw0KGgo=".into()),
+        ContentPart::ImageUrl("https://example.com/cat.jpg".into()),
+    ];
+    assert_eq!(
+        body(&req)["messages"][0]["content"],
+        json!([
+            {"type": "text", "text": "what is this?"},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}},
+            {"type": "image", "source": {"type": "url", "url": "https://example.com/cat.jpg"}},
+        ])
+    );
+    req.messages[1].content = vec![ContentPart::ImageUrl("ftp://x/y.png".into())];
+    assert!(refused(&req).contains("https: or data: URL"));
+    req.messages[1].content = vec![ContentPart::ImageUrl("data:image/png,raw".into())];
+    assert!(refused(&req).contains("base64"));
+    req.messages[1] = msg(Role::User, "hi");
+    req.messages[0].content.push(ContentPart::ImageUrl("https://example.com/a.png".into()));
+    assert!(refused(&req).contains("system"));
+}
+
+/// The thinking blocks of an assistant message (its provider data) go back first in its content,
+/// unchanged; provider data another adapter wrote is not sent.
+#[test]
+fn thinking_blocks_go_back_before_the_answer_and_its_calls() {
+    let blocks = vec![
+        json!({"type": "thinking", "thinking": "Let me check.", "signature": "EqQB"}),
+        json!({"type": "redacted_thinking", "data": "EmwK"}),
+    ];
+    let mut req = request();
+    let mut answer = assistant_calls("Checking.", vec![call("toolu_1", "read", "{}")]);
+    answer.provider_data = Some(provider_data_for(&blocks));
+    req.messages.push(answer.clone());
+    req.messages.push(tool_result("toolu_1", "text"));
+    let b = body(&req);
+    assert_eq!(
+        b["messages"][1]["content"],
+        json!([
+            blocks[0], blocks[1],
+            {"type": "text", "text": "Checking."},
+            {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {}},
+        ])
+    );
+    answer.provider_data = Some(r#"{"openai":{"extra_content":{}}}"#.into());
+    req.messages[2] = answer;
+    assert_eq!(body(&req)["messages"][1]["content"][0]["type"], json!("text"));
 }
 
 #[test]

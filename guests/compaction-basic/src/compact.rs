@@ -113,12 +113,7 @@ pub(crate) mod tests {
     use crate::types::ToolCall;
 
     pub fn msg(role: Role, content: &str) -> Message {
-        Message {
-            role,
-            content: content.to_string(),
-            tool_calls: Vec::new(),
-            tool_call_id: None,
-        }
+        Message::new(role, content)
     }
     pub fn system(s: &str) -> Message {
         msg(Role::System, s)
@@ -133,11 +128,7 @@ pub(crate) mod tests {
         Message {
             tool_calls: ids
                 .iter()
-                .map(|id| ToolCall {
-                    id: id.to_string(),
-                    name: "read_file".to_string(),
-                    arguments: "{}".to_string(),
-                })
+                .map(|id| ToolCall::new(*id, "read_file", "{}"))
                 .collect(),
             ..msg(Role::Assistant, s)
         }
@@ -160,8 +151,8 @@ pub(crate) mod tests {
         ms
     }
 
-    pub fn contents(ms: &[Message]) -> Vec<&str> {
-        ms.iter().map(|m| m.content.as_str()).collect()
+    pub fn contents(ms: &[Message]) -> Vec<String> {
+        ms.iter().map(|m| m.text().into_owned()).collect()
     }
 
     #[test]
@@ -352,8 +343,8 @@ pub(crate) mod tests {
                 match compact(&ms) {
                     Ok(c) => {
                         assert!(c.messages.len() < ms.len());
-                        assert_eq!(c.messages.first().unwrap().content, "sys");
-                        assert_eq!(c.messages.last().unwrap().content, "latest");
+                        assert_eq!(c.messages.first().unwrap().text(), "sys");
+                        assert_eq!(c.messages.last().unwrap().text(), "latest");
                         ms = c.messages;
                         rounds += 1;
                     }

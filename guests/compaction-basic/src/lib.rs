@@ -92,7 +92,10 @@ mod tests {
 
     fn ctx(code: &str, messages: Vec<Message>) -> FailureContext {
         FailureContext {
-            failure: LlmFailure::new(code, "maximum context length is 8192 tokens"),
+            failure: LlmFailure::new(
+                crate::types::FailureCode::parse(code).expect("a canonical code"),
+                "maximum context length is 8192 tokens",
+            ),
             turn: 3,
             step: 1,
             provider: "openai".to_string(),
@@ -153,11 +156,22 @@ mod tests {
             "INVALID_REQUEST",
             "CONTENT_FILTER",
             "ADAPTER_FAULT",
-            "context_window_exceeded",
-            "SOMETHING_NEW",
         ] {
             assert_eq!(on_failure(&ctx(code, conversation(4))), Decision::Delegate);
         }
+    }
+
+    /// A kept message keeps its provider data (Anthropic's thinking signatures): the provider
+    /// requires it back, and compaction only drops whole exchanges.
+    #[test]
+    fn kept_messages_keep_their_provider_data() {
+        let mut messages = conversation(4);
+        for m in messages.iter_mut().filter(|m| m.role == crate::types::Role::Assistant) {
+            m.provider_data = Some(format!("data of {}", m.text()));
+        }
+        let ms = replaced(on_failure(&ctx("CONTEXT_WINDOW_EXCEEDED", messages)));
+        let kept: Vec<_> = ms.iter().filter_map(|m| m.provider_data.clone()).collect();
+        assert_eq!(kept, ["data of a2", "data of a3"]);
     }
 
     #[test]

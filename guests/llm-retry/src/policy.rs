@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::types::codes;
+use crate::types::{FailureCode, codes};
 
 /// How the policy bounds retries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,7 +28,7 @@ pub struct RetryPolicy {
     pub jitter_ratio: f64,
     /// Normal mode only (checked, then ignored, in always mode): always mode retries
     /// [`codes::DEFAULT_RETRYABLE`]. Codes outside that set are never retried, listed or not.
-    pub retryable_codes: Vec<String>,
+    pub retryable_codes: Vec<FailureCode>,
 }
 
 pub const DEFAULT_MAX_RETRIES: u32 = 5;
@@ -55,10 +55,7 @@ impl Default for RetryPolicy {
             initial_delay_ms: DEFAULT_INITIAL_DELAY_MS,
             max_delay_ms: DEFAULT_MAX_DELAY_MS,
             jitter_ratio: DEFAULT_JITTER_RATIO,
-            retryable_codes: codes::DEFAULT_RETRYABLE
-                .iter()
-                .map(|c| c.to_string())
-                .collect(),
+            retryable_codes: codes::DEFAULT_RETRYABLE.to_vec(),
         }
     }
 }
@@ -162,10 +159,10 @@ impl RetryPolicy {
 
     /// Whether this policy retries `code` at all. A code outside the default retryable set is never
     /// retried, in either mode, even if `retryable_codes` lists it.
-    pub fn retries_code(&self, code: &str) -> bool {
+    pub fn retries_code(&self, code: FailureCode) -> bool {
         codes::DEFAULT_RETRYABLE.contains(&code)
             && match self.mode {
-                Mode::Normal => self.retryable_codes.iter().any(|c| c == code),
+                Mode::Normal => self.retryable_codes.contains(&code),
                 Mode::Always => true,
             }
     }
@@ -197,7 +194,7 @@ impl RetryPolicy {
     }
 }
 
-fn retryable_codes(v: &Value) -> Result<Vec<String>, String> {
+fn retryable_codes(v: &Value) -> Result<Vec<FailureCode>, String> {
     let Some(items) = v.as_array() else {
         return Err(format!(
             "retryable_codes must be a list of failure codes, got {}",
@@ -214,14 +211,15 @@ fn retryable_codes(v: &Value) -> Result<Vec<String>, String> {
         };
         // A never-retried code is accepted (the host accepts every canonical code) but never acts:
         // `retries_code` leaves it out, and `on_failure` delegates it before reading the policy.
-        if !codes::DEFAULT_RETRYABLE.contains(&code) && !codes::NEVER_RETRIED.contains(&code) {
+        let Some(code) = FailureCode::parse(code) else {
+            let retryable: Vec<&str> = codes::DEFAULT_RETRYABLE.iter().map(|c| c.as_str()).collect();
             return Err(format!(
                 "retryable_codes: unknown failure code {} (retryable codes: {})",
                 shown(item),
-                codes::DEFAULT_RETRYABLE.join(", ")
+                retryable.join(", ")
             ));
-        }
-        out.push(code.to_string());
+        };
+        out.push(code);
     }
     Ok(out)
 }
@@ -317,7 +315,7 @@ mod tests {
                 initial_delay_ms: 250,
                 max_delay_ms: 4000,
                 jitter_ratio: 0.5,
-                retryable_codes: vec!["NETWORK".into(), "TIMEOUT".into()],
+                retryable_codes: vec![codes::NETWORK, codes::TIMEOUT],
             }
         );
         let p = policy(r#"{"mode":"always","initial_delay_ms":1000.0,"jitter_ratio":0}"#);
@@ -416,7 +414,7 @@ mod tests {
         );
         // Normal-mode fields in always mode are ignored: NETWORK is retried although the list omits it.
         let p = policy(r#"{"mode":"always","max_retries":0,"retryable_codes":["TIMEOUT"]}"#);
-        assert!(p.retries_code("NETWORK"));
+        assert!(p.retries_code(codes::NETWORK));
     }
 
     #[test]
@@ -424,15 +422,15 @@ mod tests {
         for code in codes::NEVER_RETRIED {
             let p = policy(&format!(r#"{{"retryable_codes":["NETWORK","{code}"]}}"#));
             assert!(!p.retries_code(code), "{code}");
-            assert!(p.retries_code("NETWORK"));
+            assert!(p.retries_code(codes::NETWORK));
         }
     }
 
     #[test]
     fn which_codes_each_mode_retries() {
         let normal = policy(r#"{"retryable_codes":["NETWORK"]}"#);
-        assert!(normal.retries_code("NETWORK"));
-        assert!(!normal.retries_code("RATE_LIMITED"));
+        assert!(normal.retries_code(codes::NETWORK));
+        assert!(!normal.retries_code(codes::RATE_LIMITED));
         let always = policy(r#"{"mode":"always"}"#);
         for code in codes::DEFAULT_RETRYABLE {
             assert!(always.retries_code(code));
@@ -441,7 +439,6 @@ mod tests {
             assert!(!always.retries_code(code));
             assert!(!RetryPolicy::default().retries_code(code));
         }
-        assert!(!always.retries_code("SOMETHING_NEW"));
     }
 
     #[test]

@@ -2,17 +2,19 @@
 //! the retry policy's own code sets.
 
 pub use dsh_guest_support::listener::{
-    Decision, EarlierRetry, FailureContext, LlmFailure, Message, RetryDecision, Role, ToolCall,
+    Decision, EarlierRetry, FailureCode, FailureContext, LlmFailure, Message, RetryDecision, Role,
+    ToolCall,
 };
 
 /// Canonical failure codes (shared), plus the sets the retry policy is defined by. The sets stay
 /// here: they are this listener's policy, not part of the WIT contract.
 pub mod codes {
     pub use dsh_guest_support::types::codes::*;
+    use dsh_guest_support::types::FailureCode;
 
     /// Retryable by default (docs/DESIGN.md): the default `retryable_codes`, and the set `always` mode
     /// retries.
-    pub const DEFAULT_RETRYABLE: [&str; 7] = [
+    pub const DEFAULT_RETRYABLE: [FailureCode; 7] = [
         RATE_LIMITED,
         OVERLOADED,
         SERVER_ERROR,
@@ -23,7 +25,7 @@ pub mod codes {
     ];
 
     /// Never retried by the retry policy, in either mode, whatever `retryable_codes` says.
-    pub const NEVER_RETRIED: [&str; 7] = [
+    pub const NEVER_RETRIED: [FailureCode; 7] = [
         CONTEXT_WINDOW_EXCEEDED,
         ABORTED,
         QUOTA_EXCEEDED,

@@ -15,7 +15,7 @@ use crate::text::{
     MESSAGE_CHARS, QUOTE_CHARS, clip, excerpt, html_title, looks_like_html, normalize,
     request_id_in_text, status_line,
 };
-use crate::types::{LlmFailure, ResponseHead, codes};
+use crate::types::{FailureCode, LlmFailure, ResponseHead, codes};
 
 /// Classify a non-2xx answer. Never fails: a body that is not JSON (a proxy's HTML page, garbage,
 /// nothing) is classified by its status, with the start of the body quoted.
@@ -49,7 +49,7 @@ pub fn classify_failure(head: &ResponseHead, body: &[u8]) -> LlmFailure {
             .or(body_id)
             .or_else(|| request_id_in_text(&message)),
         message,
-        code: code.to_string(),
+        code,
         status: Some(status),
         provider_retry_after_ms: retry_after_ms(head),
     }
@@ -77,7 +77,7 @@ pub fn classify_in_band(value: &Value, head: &ResponseHead) -> LlmFailure {
             .clone()
             .or_else(|| header_request_id(head))
             .or_else(|| request_id_in_text(&message)),
-        code: info.code(status).to_string(),
+        code: info.code(status),
         message,
         status,
         provider_retry_after_ms: None,
@@ -186,7 +186,7 @@ impl ErrorInfo {
         self.message.is_some() || !self.labels.is_empty() || self.status.is_some()
     }
 
-    fn code(&self, status: Option<u16>) -> &'static str {
+    fn code(&self, status: Option<u16>) -> FailureCode {
         let haystack = normalize(&format!(
             "{} {}",
             self.message.as_deref().unwrap_or(""),
@@ -221,7 +221,7 @@ fn describe_unstructured(status: u16, text: &str) -> (String, String) {
 }
 
 /// The canonical code from labels, normalized wording and status (see the module comment).
-fn code_for(labels: &[String], text: &str, status: Option<u16>) -> &'static str {
+fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     let label = |pred: &dyn Fn(&str) -> bool| labels.iter().any(|l| pred(l));
     let says = |patterns: &[&str]| patterns.iter().any(|p| text.contains(p));
     let server_status = status.is_some_and(|s| s >= 500);

@@ -11,6 +11,7 @@
 use serde_json::Value;
 
 use crate::classify::{classify_in_band, header_request_id};
+use crate::plan::provider_data_for;
 use crate::fast::{self, ChatChunk, Str};
 use crate::sse::SseEvent;
 use crate::text::{QUOTE_CHARS, excerpt, html_title, looks_like_html};
@@ -186,12 +187,12 @@ impl Decoder {
                     let id = item.get("call_id").and_then(Value::as_str);
                     let name = item.get("name").and_then(Value::as_str);
                     let args = arguments_text(item.get("arguments"));
-                    self.push_tool_call(out, output_index(v), id, name, args);
+                    self.push_tool_call(out, output_index(v), id, name, args, None);
                 }
             }
             "response.function_call_arguments.delta" => {
                 let args = arguments_text(v.get("delta"));
-                self.push_tool_call(out, output_index(v), None, None, args);
+                self.push_tool_call(out, output_index(v), None, None, args, None);
             }
             "response.completed" | "response.incomplete" => {
                 let response = v.get("response").unwrap_or(&Value::Null);
@@ -259,6 +260,11 @@ impl Decoder {
                         call.get("id").and_then(Value::as_str),
                         function.get("name").and_then(Value::as_str),
                         arguments_text(function.get("arguments")),
+                        // What the server attached to the call (Gemini's thought signature), to
+                        // be sent back with it.
+                        call.get("extra_content")
+                            .filter(|e| e.is_object())
+                            .map(provider_data_for),
                     );
                 }
             }
@@ -271,6 +277,7 @@ impl Decoder {
                     None,
                     name,
                     arguments_text(call.get("arguments")),
+                    None,
                 );
             }
             if let Some(reason) = choice
@@ -317,6 +324,8 @@ impl Decoder {
                     call.id.as_ref().map(Str::as_str),
                     function.name.as_ref().map(Str::as_str),
                     function.arguments.map(Str::into_string).unwrap_or_default(),
+                    // `extra_content` sends the event to the `Value` path (`is_plain`).
+                    None,
                 );
             }
             if let Some(reason) = choice.finish_reason.filter(|r| !r.as_str().is_empty()) {
@@ -403,10 +412,11 @@ impl Decoder {
         id: Option<&str>,
         name: Option<&str>,
         arguments: String,
+        provider_data: Option<String>,
     ) {
         let id = id.filter(|s| !s.is_empty());
         let name = name.filter(|s| !s.is_empty());
-        if id.is_none() && name.is_none() && arguments.is_empty() {
+        if id.is_none() && name.is_none() && arguments.is_empty() && provider_data.is_none() {
             return; // a delta that says nothing (OpenAI sends `type` alone sometimes)
         }
         let index = self.tools.index(index, id);
@@ -416,6 +426,7 @@ impl Decoder {
             id: id.map(str::to_string),
             name: name.map(str::to_string),
             arguments,
+            provider_data,
         }));
     }
 

@@ -62,6 +62,9 @@ pub(crate) struct ToolCall<'a> {
     pub id: Option<Str<'a>>,
     #[serde(borrow, default)]
     pub function: Option<Function<'a>>,
+    /// Per-call provider data (Gemini's thought signature): only the `Value` path keeps it.
+    #[serde(default)]
+    extra_content: Option<IgnoredAny>,
 }
 
 #[derive(Deserialize, Default)]
@@ -75,7 +78,7 @@ pub(crate) struct Function<'a> {
 impl ChatChunk<'_> {
     /// Whether this is a plain streamed chunk, which the `Value` path would hand to `on_chat`
     /// unchanged: choices present; no usage, error, `type` or `object: "error"`; no whole
-    /// `message` and no deprecated `function_call` in any choice.
+    /// `message`, no deprecated `function_call` and no tool call's `extra_content` in any choice.
     pub(crate) fn is_plain(&self) -> bool {
         let Some(choices) = &self.choices else {
             return false;
@@ -86,7 +89,13 @@ impl ChatChunk<'_> {
             && self.error.is_none()
             && self.object.as_ref().is_none_or(|o| o.as_str() != "error")
             && choices.iter().all(|c| {
-                c.message.is_none() && c.delta.as_ref().is_none_or(|d| d.function_call.is_none())
+                c.message.is_none()
+                    && c.delta.as_ref().is_none_or(|d| {
+                        d.function_call.is_none()
+                            && d.tool_calls
+                                .as_ref()
+                                .is_none_or(|calls| calls.iter().all(|t| t.extra_content.is_none()))
+                    })
             })
     }
 }

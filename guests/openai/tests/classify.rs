@@ -7,7 +7,7 @@ use common::head;
 use dsh_guest_openai::classify_failure;
 
 fn code(status: u16, body: &str) -> String {
-    classify_failure(&head(status, &[]), body.as_bytes()).code
+    classify_failure(&head(status, &[]), body.as_bytes()).code.to_string()
 }
 
 #[test]

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{decode, decoded, finish_of, finishes, sse, text_of, tool_deltas};
-use dsh_guest_openai::types::{Chunk, Finish, FinishKind, ToolCallDelta, Usage};
+use dsh_guest_openai::types::{Chunk, Finish, FinishKind, ToolCallDelta, Usage, codes};
 
 #[test]
 fn text_reasoning_and_stop() {
@@ -85,14 +85,14 @@ fn every_finish_reason() {
     ])));
     assert_eq!(
         (f.kind, f.failure.map(|x| x.code)),
-        (FinishKind::Error, Some("SERVER_ERROR".into()))
+        (FinishKind::Error, Some(codes::SERVER_ERROR))
     );
     let f = finish_of(&decoded(&sse(&[
         r#"{"choices":[{"index":0,"delta":{},"finish_reason":"abort"}]}"#,
     ])));
     assert_eq!(
         (f.kind, f.failure.map(|x| x.code)),
-        (FinishKind::Aborted, Some("SERVER_ERROR".into()))
+        (FinishKind::Aborted, Some(codes::SERVER_ERROR))
     );
 }
 
@@ -111,6 +111,7 @@ fn tool_call_deltas_across_chunks() {
         id: id.map(Into::into),
         name: name.map(Into::into),
         arguments: args.into(),
+        provider_data: None,
     };
     assert_eq!(
         tool_deltas(&chunks),
@@ -253,7 +254,8 @@ fn non_streaming_json_body() {
             index: 0,
             id: Some("call_1".into()),
             name: Some("read".into()),
-            arguments: "{\"p\":1}".into()
+            arguments: "{\"p\":1}".into(),
+            provider_data: None,
         }]
     );
     assert_eq!(
@@ -333,4 +335,31 @@ fn done_without_a_finish_reason_after_a_tool_call_is_a_truncated_stream() {
         "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]",
     );
     assert_eq!(finish_of(&decoded(&complete)).kind, FinishKind::ToolCalls);
+}
+
+/// Gemini's OpenAI-compatible endpoint attaches a thought signature to a call (`extra_content`),
+/// and refuses the next request if it does not come back: the decoder hands it to the host as the
+/// call's provider data, whole, in the adapter's own envelope, and the fast path leaves such a
+/// chunk to the `Value` path so that it is never lost.
+#[test]
+fn a_calls_extra_content_is_its_provider_data() {
+    let with_signature = r#"{"choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"read","arguments":"{}"},"extra_content":{"google":{"thought_signature":"c2ln"}}}]},"finish_reason":null}]}"#;
+    assert!(!dsh_guest_openai::decode::fast_path_takes(with_signature));
+    let chunks = decoded(&sse(&[
+        with_signature,
+        r#"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#,
+    ]));
+    let deltas = tool_deltas(&chunks);
+    assert_eq!(deltas.len(), 1);
+    let data: serde_json::Value =
+        serde_json::from_str(deltas[0].provider_data.as_deref().expect("provider data")).unwrap();
+    assert_eq!(
+        data,
+        serde_json::json!({"openai": {"extra_content": {"google": {"thought_signature": "c2ln"}}}})
+    );
+    // A call without it has none.
+    let chunks = decoded(&sse(&[
+        r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"read","arguments":"{}"}}]},"finish_reason":"tool_calls"}]}"#,
+    ]));
+    assert_eq!(tool_deltas(&chunks)[0].provider_data, None);
 }

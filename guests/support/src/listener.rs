@@ -3,7 +3,7 @@
 //! Kept apart from [`crate::types`] because only the listener guests use them; the records they
 //! share with the adapters (`LlmFailure`, `Message`) are re-exported from there.
 
-pub use crate::types::{LlmFailure, Message, Role, ToolCall, codes};
+pub use crate::types::{ContentPart, FailureCode, LlmFailure, Message, Role, ToolCall, codes};
 
 /// An earlier `llm/retry` event of the same (turn, step, provider), from the session log.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -11,7 +11,7 @@ pub struct EarlierRetry {
     pub policy_key: String,
     pub retry: u32,
     pub delay_ms: u64,
-    pub code: String,
+    pub code: FailureCode,
 }
 
 #[derive(Debug, Clone, PartialEq)]

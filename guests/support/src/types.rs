@@ -1,31 +1,124 @@
-//! Plain Rust mirrors of the `dsh:llm` WIT types (the records of `dsh:llm/types`).
+//! Plain Rust mirrors of the `dsh:llm@0.2.0` WIT types (the records of `dsh:llm/types`, wit/0.2.0).
 //!
 //! The guests' logic works on these so that it can be unit-tested natively; the wasm32-only `wit`
 //! module converts between them and the types wit-bindgen generates (once, for all the guests).
 //! The listener-only records are in [`crate::listener`].
 
-/// Canonical failure codes (docs/DESIGN.md, "The failure record"). A provider string is never a code.
+/// The canonical failure codes (WIT `failure-code`, docs/DESIGN.md "The failure record"). A
+/// provider's own string is never a code: a guest can only send one of these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FailureCode {
+    ContextWindowExceeded,
+    EmptyResponse,
+    Timeout,
+    Aborted,
+    RateLimited,
+    QuotaExceeded,
+    Overloaded,
+    ServerError,
+    Network,
+    StreamTruncated,
+    Auth,
+    InvalidRequest,
+    ContentFilter,
+    AdapterFault,
+}
+
+impl FailureCode {
+    /// Every code, in the WIT's order.
+    pub const ALL: [FailureCode; 14] = [
+        FailureCode::ContextWindowExceeded,
+        FailureCode::EmptyResponse,
+        FailureCode::Timeout,
+        FailureCode::Aborted,
+        FailureCode::RateLimited,
+        FailureCode::QuotaExceeded,
+        FailureCode::Overloaded,
+        FailureCode::ServerError,
+        FailureCode::Network,
+        FailureCode::StreamTruncated,
+        FailureCode::Auth,
+        FailureCode::InvalidRequest,
+        FailureCode::ContentFilter,
+        FailureCode::AdapterFault,
+    ];
+
+    /// The code as the session log, the config (`retryable_codes`) and people write it:
+    /// `RATE_LIMITED`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            FailureCode::ContextWindowExceeded => "CONTEXT_WINDOW_EXCEEDED",
+            FailureCode::EmptyResponse => "EMPTY_RESPONSE",
+            FailureCode::Timeout => "TIMEOUT",
+            FailureCode::Aborted => "ABORTED",
+            FailureCode::RateLimited => "RATE_LIMITED",
+            FailureCode::QuotaExceeded => "QUOTA_EXCEEDED",
+            FailureCode::Overloaded => "OVERLOADED",
+            FailureCode::ServerError => "SERVER_ERROR",
+            FailureCode::Network => "NETWORK",
+            FailureCode::StreamTruncated => "STREAM_TRUNCATED",
+            FailureCode::Auth => "AUTH",
+            FailureCode::InvalidRequest => "INVALID_REQUEST",
+            FailureCode::ContentFilter => "CONTENT_FILTER",
+            FailureCode::AdapterFault => "ADAPTER_FAULT",
+        }
+    }
+
+    /// The code written as [`FailureCode::as_str`] does, exactly (case matters).
+    pub fn parse(code: &str) -> Option<FailureCode> {
+        FailureCode::ALL.into_iter().find(|c| c.as_str() == code)
+    }
+}
+
+impl std::fmt::Display for FailureCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Tests and fixtures compare codes with their written form.
+impl PartialEq<str> for FailureCode {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for FailureCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for FailureCode {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other
+    }
+}
+
+/// The codes under the names the guests have always used (`codes::RATE_LIMITED`).
 pub mod codes {
-    pub const CONTEXT_WINDOW_EXCEEDED: &str = "CONTEXT_WINDOW_EXCEEDED";
-    pub const EMPTY_RESPONSE: &str = "EMPTY_RESPONSE";
-    pub const TIMEOUT: &str = "TIMEOUT";
-    pub const ABORTED: &str = "ABORTED";
-    pub const RATE_LIMITED: &str = "RATE_LIMITED";
-    pub const QUOTA_EXCEEDED: &str = "QUOTA_EXCEEDED";
-    pub const OVERLOADED: &str = "OVERLOADED";
-    pub const SERVER_ERROR: &str = "SERVER_ERROR";
-    pub const NETWORK: &str = "NETWORK";
-    pub const STREAM_TRUNCATED: &str = "STREAM_TRUNCATED";
-    pub const AUTH: &str = "AUTH";
-    pub const INVALID_REQUEST: &str = "INVALID_REQUEST";
-    pub const CONTENT_FILTER: &str = "CONTENT_FILTER";
-    pub const ADAPTER_FAULT: &str = "ADAPTER_FAULT";
+    use super::FailureCode;
+
+    pub const CONTEXT_WINDOW_EXCEEDED: FailureCode = FailureCode::ContextWindowExceeded;
+    pub const EMPTY_RESPONSE: FailureCode = FailureCode::EmptyResponse;
+    pub const TIMEOUT: FailureCode = FailureCode::Timeout;
+    pub const ABORTED: FailureCode = FailureCode::Aborted;
+    pub const RATE_LIMITED: FailureCode = FailureCode::RateLimited;
+    pub const QUOTA_EXCEEDED: FailureCode = FailureCode::QuotaExceeded;
+    pub const OVERLOADED: FailureCode = FailureCode::Overloaded;
+    pub const SERVER_ERROR: FailureCode = FailureCode::ServerError;
+    pub const NETWORK: FailureCode = FailureCode::Network;
+    pub const STREAM_TRUNCATED: FailureCode = FailureCode::StreamTruncated;
+    pub const AUTH: FailureCode = FailureCode::Auth;
+    pub const INVALID_REQUEST: FailureCode = FailureCode::InvalidRequest;
+    pub const CONTENT_FILTER: FailureCode = FailureCode::ContentFilter;
+    pub const ADAPTER_FAULT: FailureCode = FailureCode::AdapterFault;
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LlmFailure {
     pub message: String,
-    pub code: String,
+    pub code: FailureCode,
     pub status: Option<u16>,
     pub provider_retry_after_ms: Option<u64>,
     pub request_id: Option<String>,
@@ -33,10 +126,10 @@ pub struct LlmFailure {
 
 impl LlmFailure {
     /// A failure with only a message and a code (no status, hint or request id).
-    pub fn new(code: &str, message: impl Into<String>) -> Self {
+    pub fn new(code: FailureCode, message: impl Into<String>) -> Self {
         LlmFailure {
             message: message.into(),
-            code: code.to_string(),
+            code,
             status: None,
             provider_retry_after_ms: None,
             request_id: None,
@@ -57,14 +150,76 @@ pub struct ToolCall {
     pub id: String,
     pub name: String,
     pub arguments: String,
+    /// What the adapter that decoded the call attached to it, given back verbatim (WIT
+    /// `tool-call.provider-data`).
+    pub provider_data: Option<String>,
+}
+
+impl ToolCall {
+    /// A call without provider data.
+    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: impl Into<String>) -> Self {
+        ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments: arguments.into(),
+            provider_data: None,
+        }
+    }
+}
+
+/// One part of a message's content (WIT `content-part`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ContentPart {
+    Text(String),
+    /// An `https:` or `data:` URL.
+    ImageUrl(String),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Message {
     pub role: Role,
-    pub content: String,
+    pub content: Vec<ContentPart>,
     pub tool_calls: Vec<ToolCall>,
     pub tool_call_id: Option<String>,
+    /// What the adapter that decoded this (assistant) message attached to it, given back verbatim
+    /// (WIT `message.provider-data`).
+    pub provider_data: Option<String>,
+}
+
+impl Message {
+    /// A message of one text part (none when `text` is empty), no calls, no provider data.
+    pub fn new(role: Role, text: impl Into<String>) -> Self {
+        let text = text.into();
+        Message {
+            role,
+            content: if text.is_empty() { Vec::new() } else { vec![ContentPart::Text(text)] },
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+            provider_data: None,
+        }
+    }
+
+    /// The text parts, joined (without separator: parts of one message are one text).
+    pub fn text(&self) -> std::borrow::Cow<'_, str> {
+        let mut texts = self.content.iter().filter_map(|p| match p {
+            ContentPart::Text(t) => Some(t.as_str()),
+            ContentPart::ImageUrl(_) => None,
+        });
+        match (texts.next(), texts.next()) {
+            (None, _) => "".into(),
+            (Some(one), None) => one.into(),
+            (Some(a), Some(b)) => {
+                let mut joined = format!("{a}{b}");
+                joined.extend(texts);
+                joined.into()
+            }
+        }
+    }
+
+    /// Whether any part is not text.
+    pub fn has_images(&self) -> bool {
+        self.content.iter().any(|p| matches!(p, ContentPart::ImageUrl(_)))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,13 +229,60 @@ pub struct ToolSpec {
     pub parameters_schema: String,
 }
 
+/// WIT `reasoning-effort`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReasoningEffort {
+    Minimal,
+    Low,
+    Medium,
+    High,
+}
+
+impl ReasoningEffort {
+    /// The word OpenAI (and most OpenAI-compatible servers) use for it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReasoningEffort::Minimal => "minimal",
+            ReasoningEffort::Low => "low",
+            ReasoningEffort::Medium => "medium",
+            ReasoningEffort::High => "high",
+        }
+    }
+}
+
+/// WIT `json-schema-format`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonSchemaFormat {
+    pub name: String,
+    pub schema_json: String,
+    pub strict: bool,
+}
+
+/// WIT `response-format`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResponseFormat {
+    Text,
+    JsonObject,
+    JsonSchema(JsonSchemaFormat),
+}
+
+/// WIT `generation-options`: every field unset or empty by default.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct GenerationOptions {
+    pub max_output_tokens: Option<u32>,
+    pub temperature: Option<f32>,
+    pub top_p: Option<f32>,
+    pub stop: Vec<String>,
+    pub reasoning_effort: Option<ReasoningEffort>,
+    pub response_format: Option<ResponseFormat>,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompletionRequest {
     pub model: String,
     pub messages: Vec<Message>,
     pub tools: Vec<ToolSpec>,
-    pub max_tokens: Option<u32>,
-    pub temperature: Option<f32>,
+    pub options: GenerationOptions,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -130,6 +332,8 @@ pub struct ToolCallDelta {
     pub id: Option<String>,
     pub name: Option<String>,
     pub arguments: String,
+    /// The call's provider data, whole (the host keeps the last value for the index).
+    pub provider_data: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,4 +360,42 @@ pub enum Chunk {
     ToolCall(ToolCallDelta),
     Usage(Usage),
     Finish(Finish),
+    /// Real progress without content (WIT `chunk.progress`): the host's watchdog counts it.
+    Progress(String),
+    /// The response's message provider data, whole (WIT `chunk.provider-data`); before the finish.
+    ProviderData(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_reads_back_from_its_written_form_and_nothing_else_does() {
+        for code in FailureCode::ALL {
+            assert_eq!(FailureCode::parse(code.as_str()), Some(code));
+            assert_eq!(code, code.as_str());
+        }
+        for written in ["rate_limited", "RATE_LIMITTED", "", " RATE_LIMITED"] {
+            assert_eq!(FailureCode::parse(written), None, "{written:?}");
+        }
+    }
+
+    #[test]
+    fn a_messages_text_joins_its_text_parts_only() {
+        assert_eq!(Message::new(Role::User, "").content, vec![]);
+        assert_eq!(Message::new(Role::User, "").text(), "");
+        assert_eq!(Message::new(Role::User, "hi").text(), "hi");
+        let m = Message {
+            content: vec![
+                ContentPart::Text("a".into()),
+                ContentPart::ImageUrl("https://x/y.png".into()),
+                ContentPart::Text("b".into()),
+                ContentPart::Text("c".into()),
+            ],
+            ..Message::new(Role::User, "")
+        };
+        assert_eq!(m.text(), "abc");
+        assert!(m.has_images());
+    }
 }

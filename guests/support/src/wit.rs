@@ -15,11 +15,11 @@ mod generated {
         inline: "
             package dsh:guest-support;
             world shared-types {
-                import dsh:llm/types@0.1.0;
+                import dsh:llm/types@0.2.0;
             }
         ",
-        path: "../../wit",
-        with: { "dsh:llm/types@0.1.0": generate },
+        path: "../../wit/0.2.0",
+        with: { "dsh:llm/types@0.2.0": generate },
     });
 }
 
@@ -71,8 +71,33 @@ impl From<w::CompletionRequest> for t::CompletionRequest {
                     parameters_schema: s.parameters_schema,
                 })
                 .collect(),
-            max_tokens: r.max_tokens,
-            temperature: r.temperature,
+            options: r.options.into(),
+        }
+    }
+}
+
+impl From<w::GenerationOptions> for t::GenerationOptions {
+    fn from(o: w::GenerationOptions) -> Self {
+        t::GenerationOptions {
+            max_output_tokens: o.max_output_tokens,
+            temperature: o.temperature,
+            top_p: o.top_p,
+            stop: o.stop,
+            reasoning_effort: o.reasoning_effort.map(|e| match e {
+                w::ReasoningEffort::Minimal => t::ReasoningEffort::Minimal,
+                w::ReasoningEffort::Low => t::ReasoningEffort::Low,
+                w::ReasoningEffort::Medium => t::ReasoningEffort::Medium,
+                w::ReasoningEffort::High => t::ReasoningEffort::High,
+            }),
+            response_format: o.response_format.map(|f| match f {
+                w::ResponseFormat::Text => t::ResponseFormat::Text,
+                w::ResponseFormat::JsonObject => t::ResponseFormat::JsonObject,
+                w::ResponseFormat::JsonSchema(s) => t::ResponseFormat::JsonSchema(t::JsonSchemaFormat {
+                    name: s.name,
+                    schema_json: s.schema_json,
+                    strict: s.strict,
+                }),
+            }),
         }
     }
 }
@@ -99,21 +124,54 @@ impl From<t::Role> for w::Role {
     }
 }
 
+impl From<w::ContentPart> for t::ContentPart {
+    fn from(p: w::ContentPart) -> Self {
+        match p {
+            w::ContentPart::Text(s) => t::ContentPart::Text(s),
+            w::ContentPart::ImageUrl(s) => t::ContentPart::ImageUrl(s),
+        }
+    }
+}
+
+impl From<t::ContentPart> for w::ContentPart {
+    fn from(p: t::ContentPart) -> Self {
+        match p {
+            t::ContentPart::Text(s) => w::ContentPart::Text(s),
+            t::ContentPart::ImageUrl(s) => w::ContentPart::ImageUrl(s),
+        }
+    }
+}
+
+impl From<w::ToolCall> for t::ToolCall {
+    fn from(c: w::ToolCall) -> Self {
+        t::ToolCall {
+            id: c.id,
+            name: c.name,
+            arguments: c.arguments,
+            provider_data: c.provider_data,
+        }
+    }
+}
+
+impl From<t::ToolCall> for w::ToolCall {
+    fn from(c: t::ToolCall) -> Self {
+        w::ToolCall {
+            id: c.id,
+            name: c.name,
+            arguments: c.arguments,
+            provider_data: c.provider_data,
+        }
+    }
+}
+
 impl From<w::Message> for t::Message {
     fn from(m: w::Message) -> Self {
         t::Message {
             role: m.role.into(),
-            content: m.content,
-            tool_calls: m
-                .tool_calls
-                .into_iter()
-                .map(|c| t::ToolCall {
-                    id: c.id,
-                    name: c.name,
-                    arguments: c.arguments,
-                })
-                .collect(),
+            content: m.content.into_iter().map(Into::into).collect(),
+            tool_calls: m.tool_calls.into_iter().map(Into::into).collect(),
             tool_call_id: m.tool_call_id,
+            provider_data: m.provider_data,
         }
     }
 }
@@ -122,17 +180,52 @@ impl From<t::Message> for w::Message {
     fn from(m: t::Message) -> Self {
         w::Message {
             role: m.role.into(),
-            content: m.content,
-            tool_calls: m
-                .tool_calls
-                .into_iter()
-                .map(|c| w::ToolCall {
-                    id: c.id,
-                    name: c.name,
-                    arguments: c.arguments,
-                })
-                .collect(),
+            content: m.content.into_iter().map(Into::into).collect(),
+            tool_calls: m.tool_calls.into_iter().map(Into::into).collect(),
             tool_call_id: m.tool_call_id,
+            provider_data: m.provider_data,
+        }
+    }
+}
+
+impl From<w::FailureCode> for t::FailureCode {
+    fn from(c: w::FailureCode) -> Self {
+        match c {
+            w::FailureCode::ContextWindowExceeded => t::FailureCode::ContextWindowExceeded,
+            w::FailureCode::EmptyResponse => t::FailureCode::EmptyResponse,
+            w::FailureCode::Timeout => t::FailureCode::Timeout,
+            w::FailureCode::Aborted => t::FailureCode::Aborted,
+            w::FailureCode::RateLimited => t::FailureCode::RateLimited,
+            w::FailureCode::QuotaExceeded => t::FailureCode::QuotaExceeded,
+            w::FailureCode::Overloaded => t::FailureCode::Overloaded,
+            w::FailureCode::ServerError => t::FailureCode::ServerError,
+            w::FailureCode::Network => t::FailureCode::Network,
+            w::FailureCode::StreamTruncated => t::FailureCode::StreamTruncated,
+            w::FailureCode::Auth => t::FailureCode::Auth,
+            w::FailureCode::InvalidRequest => t::FailureCode::InvalidRequest,
+            w::FailureCode::ContentFilter => t::FailureCode::ContentFilter,
+            w::FailureCode::AdapterFault => t::FailureCode::AdapterFault,
+        }
+    }
+}
+
+impl From<t::FailureCode> for w::FailureCode {
+    fn from(c: t::FailureCode) -> Self {
+        match c {
+            t::FailureCode::ContextWindowExceeded => w::FailureCode::ContextWindowExceeded,
+            t::FailureCode::EmptyResponse => w::FailureCode::EmptyResponse,
+            t::FailureCode::Timeout => w::FailureCode::Timeout,
+            t::FailureCode::Aborted => w::FailureCode::Aborted,
+            t::FailureCode::RateLimited => w::FailureCode::RateLimited,
+            t::FailureCode::QuotaExceeded => w::FailureCode::QuotaExceeded,
+            t::FailureCode::Overloaded => w::FailureCode::Overloaded,
+            t::FailureCode::ServerError => w::FailureCode::ServerError,
+            t::FailureCode::Network => w::FailureCode::Network,
+            t::FailureCode::StreamTruncated => w::FailureCode::StreamTruncated,
+            t::FailureCode::Auth => w::FailureCode::Auth,
+            t::FailureCode::InvalidRequest => w::FailureCode::InvalidRequest,
+            t::FailureCode::ContentFilter => w::FailureCode::ContentFilter,
+            t::FailureCode::AdapterFault => w::FailureCode::AdapterFault,
         }
     }
 }
@@ -141,7 +234,7 @@ impl From<w::LlmFailure> for t::LlmFailure {
     fn from(f: w::LlmFailure) -> Self {
         t::LlmFailure {
             message: f.message,
-            code: f.code,
+            code: f.code.into(),
             status: f.status,
             provider_retry_after_ms: f.provider_retry_after_ms,
             request_id: f.request_id,
@@ -153,7 +246,7 @@ impl From<t::LlmFailure> for w::LlmFailure {
     fn from(f: t::LlmFailure) -> Self {
         w::LlmFailure {
             message: f.message,
-            code: f.code,
+            code: f.code.into(),
             status: f.status,
             provider_retry_after_ms: f.provider_retry_after_ms,
             request_id: f.request_id,
@@ -184,6 +277,7 @@ impl From<t::Chunk> for w::Chunk {
                 id: d.id,
                 name: d.name,
                 arguments: d.arguments,
+                provider_data: d.provider_data,
             }),
             t::Chunk::Usage(u) => w::Chunk::Usage(w::Usage {
                 input_tokens: u.input_tokens,
@@ -196,6 +290,8 @@ impl From<t::Chunk> for w::Chunk {
                 reason: f.reason,
                 failure: f.failure.map(Into::into),
             }),
+            t::Chunk::Progress(s) => w::Chunk::Progress(s),
+            t::Chunk::ProviderData(s) => w::Chunk::ProviderData(s),
         }
     }
 }
@@ -203,15 +299,15 @@ impl From<t::Chunk> for w::Chunk {
 /// The whole component export of a provider adapter (world `provider-adapter`), expanded in the
 /// guest crate (in its wasm32-only `bindings` module). The crate root must provide `NAME`, `VERSION`,
 /// `plan_request`, `classify_failure` and `Decoder` working on [`crate::types`]; the guest depends on
-/// `wit-bindgen` (wasm32) and names this crate `dsh_guest_support`; its WIT is at `../../wit`.
+/// `wit-bindgen` (wasm32) and names this crate `dsh_guest_support`; its WIT is at `../../wit/0.2.0`.
 #[macro_export]
 #[allow(clippy::crate_in_macro_def)] // `crate::` is meant: the guest's own items, where it expands.
 macro_rules! export_adapter {
     () => {
         wit_bindgen::generate!({
-            path: "../../wit",
+            path: "../../wit/0.2.0",
             world: "provider-adapter",
-            with: { "dsh:llm/types@0.1.0": dsh_guest_support::wit::types },
+            with: { "dsh:llm/types@0.2.0": dsh_guest_support::wit::types },
         });
 
         use dsh_guest_support::wit::types as w;
@@ -267,15 +363,15 @@ macro_rules! export_adapter {
 /// The whole component export of a recovery listener (world `recovery-listener`), expanded in the
 /// guest crate (in its wasm32-only `bindings` module). The crate root must provide `NAME`,
 /// `VERSION`, `configure` and `on_failure` working on [`crate::listener`]; the guest depends on
-/// `wit-bindgen` (wasm32) and names this crate `dsh_guest_support`; its WIT is at `../../wit`.
+/// `wit-bindgen` (wasm32) and names this crate `dsh_guest_support`; its WIT is at `../../wit/0.2.0`.
 #[macro_export]
 #[allow(clippy::crate_in_macro_def)] // `crate::` is meant: the guest's own items, where it expands.
 macro_rules! export_listener {
     () => {
         wit_bindgen::generate!({
-            path: "../../wit",
+            path: "../../wit/0.2.0",
             world: "recovery-listener",
-            with: { "dsh:llm/types@0.1.0": dsh_guest_support::wit::types },
+            with: { "dsh:llm/types@0.2.0": dsh_guest_support::wit::types },
         });
 
         use dsh_guest_support::listener as t;
@@ -313,7 +409,7 @@ macro_rules! export_listener {
                         policy_key: r.policy_key,
                         retry: r.retry,
                         delay_ms: r.delay_ms,
-                        code: r.code,
+                        code: r.code.into(),
                     })
                     .collect(),
                 retry_policy_json: c.retry_policy_json,

@@ -897,6 +897,7 @@ fn replay(parsed: &wire::Parsed, id: &str, events: &[Event]) -> Response {
             usage: end.data.get("usage").and_then(|v| serde_json::from_value(v.clone()).ok()),
             finish_reason: end.data.get("finish_reason").and_then(Value::as_str).map(str::to_string),
             truncated_by_length: false,
+            provider_data: end.data.get("provider_data").and_then(Value::as_str).map(str::to_string),
         };
         let mut headers = HeaderMap::new();
         headers.insert("x-dsh-session", header_value(id));

@@ -4,7 +4,9 @@
 //! Every field is either honoured, accepted because it is harmless (listed in the README), or
 //! refused with a 400 that names it: a value the gateway cannot honour is never dropped silently.
 
-use crate::adapter::{Message, Role, ToolCall, ToolSpec};
+use crate::adapter::{
+    ContentPart, GenerationOptions, JsonSchemaFormat, Message, ReasoningEffort, ResponseFormat, Role, ToolCall, ToolSpec,
+};
 use crate::attempt::Completion;
 use crate::session::{Exchange, RequestOptions};
 use serde::Deserialize;
@@ -131,7 +133,8 @@ pub fn parse(body: &[u8]) -> Result<Parsed, BadRequest> {
             message: format!(
                 "the request body is not a chat.completions request this gateway accepts: {text}. Accepted: model, messages, \
                  stream, stream_options, tools, tool_choice (\"auto\"), parallel_tool_calls, max_tokens, \
-                 max_completion_tokens, temperature, n (1), user, store (false), metadata"
+                 max_completion_tokens, temperature, top_p, stop, reasoning_effort, response_format, n (1), user, \
+                 store (false), metadata"
             ),
             param,
         }
@@ -145,17 +148,7 @@ pub fn parse(body: &[u8]) -> Result<Parsed, BadRequest> {
     }
     let messages = request.messages.iter().enumerate().map(|(i, m)| message(i, m)).collect::<Result<Vec<_>, _>>()?;
     let tools = request.tools.iter().enumerate().map(|(i, t)| tool(i, t)).collect::<Result<Vec<_>, _>>()?;
-    if let Some(t) = request.temperature
-        && !(0.0..=2.0).contains(&t)
-    {
-        return Err(bad("temperature", format!("temperature is {t}; it must be between 0 and 2")));
-    }
-    let max_tokens = match (request.max_tokens, request.max_completion_tokens) {
-        (Some(a), Some(b)) if a != b => {
-            return Err(bad("max_completion_tokens", "max_tokens and max_completion_tokens disagree; give one"));
-        }
-        (a, b) => b.or(a),
-    };
+    let generation = generation_options(&request)?;
     Ok(Parsed {
         client_model: request.model.clone(),
         stream: request.stream,
@@ -163,10 +156,97 @@ pub fn parse(body: &[u8]) -> Result<Parsed, BadRequest> {
         exchange: Exchange {
             messages,
             tools,
-            options: RequestOptions { model: None, max_tokens, temperature: request.temperature },
+            options: RequestOptions { model: None, generation },
             log_messages: false,
         },
     })
+}
+
+/// OpenAI's limit on stop sequences.
+const MAX_STOP_SEQUENCES: usize = 4;
+
+/// The generation options of a request, checked against the ranges OpenAI documents, so that a
+/// client gets the same 400 from the gateway whichever provider its route reaches. Whether a
+/// provider can honour an option is its adapter's call (an adapter that cannot refuses the request
+/// with INVALID_REQUEST, which reaches the client as a 400).
+fn generation_options(request: &ChatRequest) -> Result<GenerationOptions, BadRequest> {
+    if let Some(t) = request.temperature
+        && !(0.0..=2.0).contains(&t)
+    {
+        return Err(bad("temperature", format!("temperature is {t}; it must be between 0 and 2")));
+    }
+    if let Some(p) = request.top_p
+        && !(p > 0.0 && p <= 1.0)
+    {
+        return Err(bad("top_p", format!("top_p is {p}; it must be greater than 0 and at most 1")));
+    }
+    let max_output_tokens = match (request.max_tokens, request.max_completion_tokens) {
+        (Some(a), Some(b)) if a != b => {
+            return Err(bad("max_completion_tokens", "max_tokens and max_completion_tokens disagree; give one"));
+        }
+        (a, b) => b.or(a),
+    };
+    if max_output_tokens == Some(0) {
+        return Err(bad("max_completion_tokens", "max_completion_tokens must be at least 1"));
+    }
+    Ok(GenerationOptions {
+        max_output_tokens,
+        temperature: request.temperature,
+        top_p: request.top_p,
+        stop: stop_sequences(request.stop.as_ref())?,
+        reasoning_effort: request.reasoning_effort.as_deref().map(reasoning_effort).transpose()?,
+        response_format: request.response_format.as_ref().map(response_format).transpose()?,
+    })
+}
+
+fn stop_sequences(stop: Option<&Value>) -> Result<Vec<String>, BadRequest> {
+    let shape = || bad("stop", format!("stop must be a string or a list of at most {MAX_STOP_SEQUENCES} non-empty strings"));
+    let stop = match stop {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Array(items)) => items.iter().map(|v| v.as_str().map(str::to_string).ok_or_else(shape)).collect::<Result<_, _>>()?,
+        Some(_) => return Err(shape()),
+    };
+    if stop.len() > MAX_STOP_SEQUENCES || stop.iter().any(String::is_empty) {
+        return Err(shape());
+    }
+    Ok(stop)
+}
+
+fn reasoning_effort(effort: &str) -> Result<ReasoningEffort, BadRequest> {
+    match effort {
+        "minimal" => Ok(ReasoningEffort::Minimal),
+        "low" => Ok(ReasoningEffort::Low),
+        "medium" => Ok(ReasoningEffort::Medium),
+        "high" => Ok(ReasoningEffort::High),
+        other => Err(bad("reasoning_effort", format!("reasoning_effort {other:?} is not supported; use minimal, low, medium or high"))),
+    }
+}
+
+fn response_format(format: &Value) -> Result<ResponseFormat, BadRequest> {
+    match format.get("type").and_then(Value::as_str) {
+        Some("text") => Ok(ResponseFormat::Text),
+        Some("json_object") => Ok(ResponseFormat::JsonObject),
+        Some("json_schema") => {
+            let spec = format.get("json_schema").and_then(Value::as_object).ok_or_else(|| {
+                bad("response_format.json_schema", "a json_schema response format needs {\"json_schema\": {\"name\", \"schema\"}}")
+            })?;
+            let name = spec.get("name").and_then(Value::as_str).filter(|n| !n.is_empty()).ok_or_else(|| {
+                bad("response_format.json_schema.name", "the JSON schema needs a name (letters, digits, _ and -)")
+            })?;
+            let schema = match spec.get("schema") {
+                Some(schema @ Value::Object(_)) => schema.to_string(),
+                None => "{}".to_string(),
+                Some(_) => return Err(bad("response_format.json_schema.schema", "the schema must be a JSON object")),
+            };
+            let strict = spec.get("strict").and_then(Value::as_bool).unwrap_or(false);
+            Ok(ResponseFormat::JsonSchema(JsonSchemaFormat { name: name.to_string(), schema_json: schema, strict }))
+        }
+        other => Err(bad(
+            "response_format",
+            format!("response_format of type {:?} is not supported; use text, json_object or json_schema", other.unwrap_or("?")),
+        )),
+    }
 }
 
 /// The fields an SDK may send that this gateway cannot honour: a clear 400, never a silent drop.
@@ -192,20 +272,6 @@ fn refuse_unhonourable(r: &ChatRequest) -> Result<(), BadRequest> {
     }
     if r.seed.is_some() {
         return cannot("seed", "the adapters do not carry a sampling seed");
-    }
-    if r.top_p.is_some() {
-        return cannot("top_p", "the adapter contract of this release (dsh:llm@0.1.0) cannot carry it");
-    }
-    if r.stop.as_ref().is_some_and(|s| !s.is_null()) {
-        return cannot("stop", "the adapter contract of this release (dsh:llm@0.1.0) cannot carry stop sequences");
-    }
-    if let Some(format) = &r.response_format
-        && format.get("type").and_then(Value::as_str) != Some("text")
-    {
-        return cannot("response_format", "only {\"type\": \"text\"}: the adapter contract of this release cannot carry JSON modes");
-    }
-    if r.reasoning_effort.is_some() {
-        return cannot("reasoning_effort", "the adapter contract of this release (dsh:llm@0.1.0) cannot carry it");
     }
     if r.service_tier.as_deref().is_some_and(|t| !matches!(t, "auto" | "default")) {
         return cannot("service_tier", "only \"auto\" or \"default\"");
@@ -240,24 +306,11 @@ fn message(i: usize, m: &WireMessage) -> Result<Message, BadRequest> {
         other => return Err(bad(&at("role"), format!("messages[{i}] has role {other:?}; use system, developer, user, assistant or tool"))),
     };
     let content = match &m.content {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => {
-            let mut text = Vec::new();
-            for (j, part) in parts.iter().enumerate() {
-                match (part.get("type").and_then(Value::as_str), part.get("text").and_then(Value::as_str)) {
-                    (Some("text"), Some(t)) => text.push(t.to_string()),
-                    (kind, _) => {
-                        return Err(bad(
-                            &format!("messages[{i}].content[{j}]"),
-                            format!("content part of type {:?} is not supported: text parts only", kind.unwrap_or("?")),
-                        ));
-                    }
-                }
-            }
-            text.join("\n")
-        }
-        Some(_) => return Err(bad(&at("content"), "content must be a string, null, or a list of text parts")),
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(s)) if s.is_empty() => Vec::new(),
+        Some(Value::String(s)) => vec![ContentPart::Text(s.clone())],
+        Some(Value::Array(parts)) => parts.iter().enumerate().map(|(j, part)| content_part(i, j, role, part)).collect::<Result<_, _>>()?,
+        Some(_) => return Err(bad(&at("content"), "content must be a string, null, or a list of content parts")),
     };
     if role == Role::Tool && m.tool_call_id.as_deref().is_none_or(str::is_empty) {
         return Err(bad(&at("tool_call_id"), "a tool message must name the call it answers (tool_call_id)"));
@@ -268,10 +321,33 @@ fn message(i: usize, m: &WireMessage) -> Result<Message, BadRequest> {
     let tool_calls = m
         .tool_calls
         .iter()
-        .map(|c| ToolCall { id: c.id.clone(), name: c.function.name.clone(), arguments: c.function.arguments.clone() })
+        .map(|c| ToolCall::new(c.id.clone(), c.function.name.clone(), c.function.arguments.clone()))
         .collect();
     let _ = (&m.name, &m.reasoning_content, &m.refusal);
-    Ok(Message { role, content, tool_calls, tool_call_id: m.tool_call_id.clone() })
+    Ok(Message { content, tool_calls, tool_call_id: m.tool_call_id.clone(), ..Message::new(role, "") })
+}
+
+/// One part of a message's content: text in any message, images in user messages (where OpenAI
+/// takes them). Audio and files are refused by name.
+fn content_part(i: usize, j: usize, role: Role, part: &Value) -> Result<ContentPart, BadRequest> {
+    let at = format!("messages[{i}].content[{j}]");
+    match part.get("type").and_then(Value::as_str) {
+        Some("text") => match part.get("text").and_then(Value::as_str) {
+            Some(text) => Ok(ContentPart::Text(text.to_string())),
+            None => Err(bad(&format!("{at}.text"), "a text part needs a string \"text\"")),
+        },
+        Some("image_url") if role == Role::User => {
+            let url = part.get("image_url").and_then(|i| i.get("url")).and_then(Value::as_str);
+            match url {
+                Some(url) if url.starts_with("https://") || url.starts_with("http://") || url.starts_with("data:") => {
+                    Ok(ContentPart::ImageUrl(url.to_string()))
+                }
+                _ => Err(bad(&format!("{at}.image_url.url"), "an image part needs {\"image_url\": {\"url\"}} with an http(s): or data: URL")),
+            }
+        }
+        Some("image_url") => Err(bad(&at, "image parts are accepted in user messages only")),
+        kind => Err(bad(&at, format!("content part of type {:?} is not supported: text and image_url parts only", kind.unwrap_or("?")))),
+    }
 }
 
 fn tool(i: usize, t: &WireTool) -> Result<ToolSpec, BadRequest> {
@@ -416,24 +492,53 @@ mod tests {
             "model": "gpt-4o", "stream": true, "stream_options": {"include_usage": true},
             "messages": [
                 {"role": "developer", "content": "Be terse."},
-                {"role": "user", "content": [{"type": "text", "text": "Hi"}, {"type": "text", "text": "there"}]},
+                {"role": "user", "content": [{"type": "text", "text": "Hi"}, {"type": "image_url", "image_url": {"url": "https://x/cat.png", "detail": "low"}}]},
                 {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "clock", "arguments": "{}"}}]},
                 {"role": "tool", "tool_call_id": "c1", "content": "12:00"}
             ],
             "tools": [{"type": "function", "function": {"name": "clock", "description": "time", "parameters": {"type": "object"}}}],
             "tool_choice": "auto", "parallel_tool_calls": true, "n": 1, "user": "u1",
-            "max_completion_tokens": 64, "temperature": 0.5
+            "max_completion_tokens": 64, "temperature": 0.5, "top_p": 0.9, "stop": "END", "reasoning_effort": "low",
+            "response_format": {"type": "json_schema", "json_schema": {"name": "answer", "schema": {"type": "object"}, "strict": true}}
         }))
         .unwrap();
         assert!(p.stream && p.include_usage);
         let m = &p.exchange.messages;
-        assert_eq!((m[0].role, m[0].content.as_str()), (Role::System, "Be terse."));
-        assert_eq!(m[1].content, "Hi\nthere");
+        assert_eq!((m[0].role, &*m[0].text()), (Role::System, "Be terse."));
+        assert_eq!(m[1].content, vec![ContentPart::Text("Hi".into()), ContentPart::ImageUrl("https://x/cat.png".into())]);
         assert_eq!(m[2].tool_calls[0].name, "clock");
         assert_eq!(m[3].tool_call_id.as_deref(), Some("c1"));
         assert_eq!(p.exchange.tools[0].name, "clock");
-        assert_eq!(p.exchange.options.max_tokens, Some(64));
-        assert_eq!(p.exchange.options.temperature, Some(0.5));
+        let g = &p.exchange.options.generation;
+        assert_eq!((g.max_output_tokens, g.temperature, g.top_p), (Some(64), Some(0.5), Some(0.9)));
+        assert_eq!(g.stop, vec!["END".to_string()]);
+        assert_eq!(g.reasoning_effort, Some(ReasoningEffort::Low));
+        assert_eq!(
+            g.response_format,
+            Some(ResponseFormat::JsonSchema(JsonSchemaFormat { name: "answer".into(), schema_json: r#"{"type":"object"}"#.into(), strict: true }))
+        );
+    }
+
+    #[test]
+    fn generation_options_outside_openais_ranges_are_400s_naming_them() {
+        let base = || json!({"model": "m", "messages": [{"role": "user", "content": "x"}]});
+        for (field, value, param) in [
+            ("top_p", json!(0), "top_p"), ("top_p", json!(1.5), "top_p"), ("temperature", json!(3), "temperature"),
+            ("stop", json!(["a", "b", "c", "d", "e"]), "stop"), ("stop", json!([""]), "stop"), ("stop", json!(7), "stop"),
+            ("reasoning_effort", json!("extreme"), "reasoning_effort"), ("max_completion_tokens", json!(0), "max_completion_tokens"),
+            ("response_format", json!({"type": "grammar"}), "response_format"),
+            ("response_format", json!({"type": "json_schema", "json_schema": {"schema": {}}}), "response_format.json_schema.name"),
+        ] {
+            let mut r = base();
+            r[field] = value;
+            let e = parse_json(r).unwrap_err();
+            assert_eq!(e.param.as_deref(), Some(param), "{field}: {}", e.message);
+        }
+        let mut r = base();
+        r["stop"] = json!(["a", "b"]);
+        r["response_format"] = json!({"type": "json_object"});
+        let g = parse_json(r).unwrap().exchange.options.generation;
+        assert_eq!((g.stop.len(), g.response_format), (2, Some(ResponseFormat::JsonObject)));
     }
 
     #[test]
@@ -441,7 +546,6 @@ mod tests {
         let base = || json!({"model": "m", "messages": [{"role": "user", "content": "x"}]});
         for (field, value) in [
             ("n", json!(2)), ("audio", json!({"voice": "alloy"})), ("logprobs", json!(true)), ("seed", json!(1)),
-            ("top_p", json!(0.9)), ("stop", json!(["\n"])), ("response_format", json!({"type": "json_object"})),
             ("tool_choice", json!("required")), ("presence_penalty", json!(0.5)), ("functions", json!([])), ("store", json!(true)),
         ] {
             let mut r = base();
@@ -454,8 +558,14 @@ mod tests {
         let e = parse_json(r).unwrap_err();
         assert!(e.message.contains("frobnicate") && e.message.contains("Accepted"), "{}", e.message);
         let mut r = base();
-        r["messages"] = json!([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}]);
+        r["messages"] = json!([{"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "x"}}]}]);
         assert_eq!(parse_json(r).unwrap_err().param.as_deref(), Some("messages[0].content[0]"));
+        let mut r = base();
+        r["messages"] = json!([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "file:///etc/passwd"}}]}]);
+        assert_eq!(parse_json(r).unwrap_err().param.as_deref(), Some("messages[0].content[0].image_url.url"));
+        let mut r = base();
+        r["messages"] = json!([{"role": "system", "content": [{"type": "image_url", "image_url": {"url": "https://x/a.png"}}]}]);
+        assert!(parse_json(r).unwrap_err().message.contains("user messages only"));
         let mut r = base();
         r["messages"] = json!([{"role": "tool", "content": "x"}]);
         assert!(parse_json(r).unwrap_err().message.contains("tool_call_id"));
@@ -474,7 +584,7 @@ mod tests {
     fn responses_have_openais_shape() {
         let c = Completion {
             text: String::new(),
-            tool_calls: vec![ToolCall { id: "call_1".into(), name: "clock".into(), arguments: "{}".into() }],
+            tool_calls: vec![ToolCall::new("call_1", "clock", "{}")],
             usage: Some(crate::adapter::Usage { input_tokens: Some(3), output_tokens: Some(4), cached_input_tokens: None, reasoning_tokens: None }),
             ..Completion::default()
         };

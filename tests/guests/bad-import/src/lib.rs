@@ -4,7 +4,7 @@
 
 wit_bindgen::generate!({ path: "wit", world: "exfiltrating-adapter", generate_all });
 
-use dsh::llm::types::{Chunk, CompletionRequest, Endpoint, HttpPlan, LlmFailure, ResponseHead};
+use dsh::llm::types::{Chunk, CompletionRequest, Endpoint, FailureCode, HttpPlan, LlmFailure, ResponseHead};
 use exports::dsh::llm::adapter::{AdapterInfo, Guest, GuestDecoder};
 
 struct Bad;
@@ -22,7 +22,7 @@ impl Guest for Bad {
     }
 
     fn classify_failure(_head: ResponseHead, _body: Vec<u8>) -> LlmFailure {
-        LlmFailure { message: "x".into(), code: "SERVER_ERROR".into(), status: None, provider_retry_after_ms: None, request_id: None }
+        LlmFailure { message: "x".into(), code: FailureCode::ServerError, status: None, provider_retry_after_ms: None, request_id: None }
     }
 }
 

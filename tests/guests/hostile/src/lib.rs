@@ -17,10 +17,10 @@
 
 use std::cell::RefCell;
 
-wit_bindgen::generate!({ path: "../../../wit", world: "provider-adapter" });
+wit_bindgen::generate!({ path: "../../../wit/0.2.0", world: "provider-adapter" });
 
 use exports::dsh::llm::adapter::{AdapterInfo, Guest, GuestDecoder};
-use dsh::llm::types::{Chunk, CompletionRequest, Endpoint, Finish, FinishKind, HttpPlan, LlmFailure, ResponseHead, ToolCallDelta};
+use dsh::llm::types::{Chunk, CompletionRequest, Endpoint, FailureCode, Finish, FinishKind, HttpPlan, LlmFailure, ResponseHead, ToolCallDelta};
 
 thread_local! {
     /// Everything the host handed this instance, as text.
@@ -135,7 +135,7 @@ fn bad_plan(mode: &str, url: String) -> HttpPlan {
 }
 
 fn failure(message: &str) -> LlmFailure {
-    LlmFailure { message: message.into(), code: "SERVER_ERROR".into(), status: None, provider_retry_after_ms: None, request_id: None }
+    LlmFailure { message: message.into(), code: FailureCode::ServerError, status: None, provider_retry_after_ms: None, request_id: None }
 }
 
 struct Decoder;
@@ -158,7 +158,7 @@ impl GuestDecoder for Decoder {
     fn end(&self) -> Vec<Chunk> {
         if MODE.with(|m| m.borrow().as_str() == "many-calls") {
             let mut chunks: Vec<Chunk> = (0..100_000u32)
-                .map(|i| Chunk::ToolCall(ToolCallDelta { index: i, id: Some(format!("call_{i}")), name: Some("clock".into()), arguments: "{}".into() }))
+                .map(|i| Chunk::ToolCall(ToolCallDelta { index: i, id: Some(format!("call_{i}")), name: Some("clock".into()), arguments: "{}".into(), provider_data: None }))
                 .collect();
             chunks.push(Chunk::Finish(Finish { kind: FinishKind::ToolCalls, reason: Some("tool_calls".into()), failure: None }));
             return chunks;
