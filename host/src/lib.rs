@@ -12,6 +12,7 @@ pub mod demo;
 pub mod engine;
 pub mod failure;
 pub mod gateway;
+pub mod group_commit;
 pub mod guests;
 pub mod listener;
 pub mod log;

@@ -23,6 +23,8 @@ use std::fs::{File, TryLockError};
 use std::io::{Read, Seek, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use crate::group_commit::GroupCommit;
 use std::time::{Duration, Instant, SystemTime};
 
 /// One event as stored: `{"seq": N, "ts": "...", "type": "...", ...payload}`.
@@ -44,6 +46,9 @@ const READERS_PATIENCE: Duration = Duration::from_secs(5);
 pub struct SessionStore {
     dir: Dir,
     path: PathBuf,
+    /// Set for a gateway: the ends of turns are synced in batches after the caller answered (see
+    /// [`crate::group_commit`]); `None`: every durable point is synced before it returns.
+    commit: Option<Arc<GroupCommit>>,
 }
 
 impl SessionStore {
@@ -56,7 +61,36 @@ impl SessionStore {
         Ok(SessionStore {
             dir,
             path: path.to_path_buf(),
+            commit: None,
         })
+    }
+
+    /// This store with group commit: [`SessionLog::append_committed`] hands the file to a
+    /// background committer instead of syncing it, and a new session's directory entry is synced
+    /// with its first event that must be durable at once (or its batch). For a gateway, where a
+    /// sync per request would bound latency and throughput by the disk.
+    pub fn with_group_commit(mut self) -> Result<Self> {
+        let dir = self
+            .dir
+            .open(".")
+            .with_context(|| format!("opening the sessions directory {}", self.path.display()))?
+            .into_std();
+        let commit = GroupCommit::start(dir, &self.path)
+            .with_context(|| format!("starting the log committer for {}", self.path.display()))?;
+        self.commit = Some(commit);
+        Ok(self)
+    }
+
+    /// Waits until every event appended so far is durable (a no-op without group commit).
+    pub fn flush(&self) {
+        if let Some(commit) = &self.commit {
+            commit.flush();
+        }
+    }
+
+    /// The committer, when this store groups its syncs.
+    pub fn group_commit(&self) -> Option<&Arc<GroupCommit>> {
+        self.commit.as_ref()
     }
 
     pub fn path(&self) -> &Path {
@@ -94,11 +128,17 @@ impl SessionStore {
             .with_context(|| format!("creating session log {}", path.display()))?
             .into_std();
         lock_for_writing(&file, &id, &path)?;
-        self.sync_dir()?;
+        // With group commit the entry is synced later: with the first event that must be durable
+        // at once, or by the batch that syncs the file.
+        if self.commit.is_none() {
+            self.sync_dir()?;
+        }
         Ok(SessionLog {
             id,
             file,
             next_seq: 1,
+            commit: self.commit.clone(),
+            dir_pending: self.commit.is_some(),
         })
     }
 
@@ -269,7 +309,8 @@ impl SessionClaim<'_> {
         file.sync_data()
             .with_context(|| format!("syncing session log {}", path.display()))?;
         let next_seq = read.events.last().map(|e| e.seq + 1).unwrap_or(1);
-        Ok((SessionLog { id, file, next_seq }, read))
+        let commit = store.commit.clone();
+        Ok((SessionLog { id, file, next_seq, commit, dir_pending: false }, read))
     }
 }
 
@@ -293,6 +334,9 @@ pub struct SessionLog {
     id: String,
     file: File,
     next_seq: u64,
+    commit: Option<Arc<GroupCommit>>,
+    /// The file is new and its directory entry not yet synced (group commit only).
+    dir_pending: bool,
 }
 
 impl SessionLog {
@@ -324,12 +368,33 @@ impl SessionLog {
         Ok(seq)
     }
 
-    /// Appends an event and makes it durable (fsync) before returning.
+    /// Appends an event and makes it durable (fsync) before returning: what must survive a crash
+    /// before the caller goes on (an `llm/retry` before its wait).
     pub fn append_durable(&mut self, kind: &str, data: Value) -> Result<u64> {
         let seq = self.append(kind, data)?;
         self.file
             .sync_data()
             .with_context(|| format!("syncing session log '{}'", self.id))?;
+        if self.dir_pending
+            && let Some(commit) = &self.commit
+        {
+            commit
+                .sync_dir()
+                .with_context(|| format!("syncing the sessions directory {}", commit.path().display()))?;
+            self.dir_pending = false;
+        }
+        Ok(seq)
+    }
+
+    /// Appends an event that ends a unit of work (a turn, a step). Without group commit it is
+    /// durable before this returns, as with [`Self::append_durable`]; with it, the file is synced
+    /// by the next batch, which may be after the caller answered.
+    pub fn append_committed(&mut self, kind: &str, data: Value) -> Result<u64> {
+        let Some(commit) = self.commit.clone() else {
+            return self.append_durable(kind, data);
+        };
+        let seq = self.append(kind, data)?;
+        commit.submit(commit.path().join(log_name(&self.id)));
         Ok(seq)
     }
 }
@@ -555,6 +620,36 @@ mod tests {
             .open(store.file_of(id))
             .unwrap();
         f.write_all(bytes).unwrap();
+    }
+
+    #[test]
+    fn with_group_commit_a_turns_end_goes_to_the_committer_and_a_retry_is_synced_at_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = SessionStore::open(tmp.path()).unwrap().with_group_commit().unwrap();
+        let commit = store.group_commit().unwrap().clone();
+        let mut log = store.create().unwrap();
+        log.append("session/start", json!({})).unwrap();
+        log.append_committed("turn/end", json!({"turn": 1})).unwrap();
+        // Written to the OS at once: a reader (an idempotent replay) sees it before the sync.
+        assert_eq!(store.read(log.id()).unwrap().events.len(), 2);
+        store.flush();
+        assert_eq!(commit.files(), 1, "the turn's end was synced by the committer");
+        log.append_durable("llm/retry", json!({"retry": 1})).unwrap();
+        log.append_committed("turn/end", json!({"turn": 2})).unwrap();
+        store.flush();
+        assert_eq!(commit.files(), 2, "a retry is synced by its writer, not handed over");
+        assert_eq!(commit.failures(), 0);
+        // Reopened (another request with the same key), the log keeps the committer.
+        // The session's lock is its writer's alone, whatever the committer holds: once the writer
+        // is gone, another request with the same key reopens it at once.
+        let id = log.id().to_string();
+        log.append_committed("turn/end", json!({"turn": 2})).unwrap();
+        drop(log);
+        let (mut log, read) = store.reopen(&id).unwrap();
+        assert_eq!(read.events.len(), 5);
+        log.append_committed("turn/end", json!({"turn": 3})).unwrap();
+        store.flush();
+        assert_eq!(commit.files(), 4);
     }
 
     #[test]

@@ -297,7 +297,7 @@ impl Session {
         if let Some(data) = &completion.provider_data {
             end["provider_data"] = json!(data);
         }
-        self.log.append_durable("turn/end", end)?;
+        self.log.append_committed("turn/end", end)?;
         Ok(completion)
     }
 
@@ -489,7 +489,7 @@ impl Session {
             results,
             provider_data: completion.provider_data,
         }));
-        self.log.append_durable(
+        self.log.append_committed(
             "step/end",
             json!({"turn": turn, "step": step, "tool_calls": calls, "tool_errors": errors}),
         )?;
@@ -679,7 +679,7 @@ impl Session {
         if let Some(data) = &completion.provider_data {
             end["provider_data"] = json!(data);
         }
-        self.log.append_durable("turn/end", end)?;
+        self.log.append_committed("turn/end", end)?;
         Ok(completion)
     }
 
@@ -688,7 +688,7 @@ impl Session {
         let error = TurnError::StepLimit {
             max_steps: self.max_steps,
         };
-        self.log.append_durable(
+        self.log.append_committed(
             "turn/end",
             json!({"turn": turn, "outcome": "failed", "reason": "step_limit", "steps": step,
                    "max_steps": self.max_steps, "message": error.to_string()}),
@@ -709,7 +709,7 @@ impl Session {
             "llm/error",
             json!({"turn": turn, "step": step, "failure": failure, "reason": reason, "listener": listener}),
         )?;
-        self.log.append_durable(
+        self.log.append_committed(
             "turn/end",
             json!({"turn": turn, "outcome": "failed", "code": failure.code}),
         )?;

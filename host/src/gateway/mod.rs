@@ -211,7 +211,9 @@ impl Gateway {
 /// within `drain_timeout_ms`, the rest are cut (ABORTED in their logs).
 pub async fn serve(config: Config, sessions_dir: &std::path::Path, options: ServeOptions, ready: impl FnOnce(SocketAddr)) -> Result<()> {
     let runtime = Runtime::new(config, crate::session::default_engine()?, None).await?;
-    let store = SessionStore::open(sessions_dir)?;
+    // Group commit: a request's end is synced in a batch just after its answer; a retry count is
+    // still synced before its wait (see crate::group_commit).
+    let store = SessionStore::open(sessions_dir)?.with_group_commit()?;
     let gateway = Gateway::new(runtime, store, &options)?;
     let listener = tokio::net::TcpListener::bind(options.listen)
         .await
@@ -251,6 +253,9 @@ pub async fn serve(config: Config, sessions_dir: &std::path::Path, options: Serv
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
     }
+    // Everything answered is durable before the process exits.
+    let flushing = gateway.clone();
+    tokio::task::spawn_blocking(move || flushing.store.flush()).await.context("flushing the session logs")?;
     Ok(())
 }
 
