@@ -172,7 +172,7 @@ mod tests {
             format!("Incorrect API key provided: {KEY}. You can find your key at ..."),
             format!("{{\"error\":{{\"message\":{}}}}}", serde_json::to_string(&format!("bad key {KEY}")).unwrap()),
             format!("url=https://x/?key={}", percent_encoding::percent_encode(KEY.as_bytes(), percent_encoding::NON_ALPHANUMERIC)),
-            format!("{}", KEY.replace('/', "\\/")),
+            KEY.replace('/', "\\/"),
         ];
         for echo in &echoes {
             let out = r.text(echo);

@@ -16,6 +16,11 @@
 //! HTTP), [`auth`] (keys, DNS-rebinding checks), [`metrics`]. None of the recovery or logging logic
 //! lives here: that is `session`'s.
 
+// The checks before a request runs (`admit`, `request_deadline`, `find_prior`) return the HTTP
+// answer itself as their error: it is sent at once, once per refused request, so boxing it would
+// only add an allocation.
+#![allow(clippy::result_large_err)]
+
 pub mod auth;
 pub mod metrics;
 pub mod routes;
@@ -511,7 +516,7 @@ impl RequestRun {
             Prior::Open(id) => gw
                 .store
                 .reopen(id)
-                .and_then(|(log, read)| Session::resume(deps, log, &read).map(|(s, open)| (s, open))),
+                .and_then(|(log, read)| Session::resume(deps, log, &read)),
             _ => gw.store.create_named(&session_id).and_then(|log| Session::start(deps, log, None).map(|s| (s, None))),
         };
         let (session, unfinished) = match opened {
