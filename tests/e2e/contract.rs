@@ -145,7 +145,8 @@ fn sse_event(data: Value) -> Value {
     json!({"event": data["type"], "data": data})
 }
 
-fn anthropic_stream(blocks: &[Value], stop_reason: &str) -> Value {
+/// A streamed Anthropic message of `blocks` (thinking with its signature, tool_use, text).
+pub(crate) fn anthropic_stream(blocks: &[Value], stop_reason: &str) -> Value {
     let mut events = vec![sse_event(json!({"type": "message_start", "message": {"id": "msg_1", "type": "message",
         "role": "assistant", "content": [], "model": "claude-test", "usage": {"input_tokens": 5, "output_tokens": 1}}}))];
     for (index, block) in blocks.iter().enumerate() {

@@ -1256,3 +1256,42 @@ async fn generation_options_and_images_reach_the_provider_and_a_0_1_adapter_refu
     assert!(message.contains("v0.1-adapter") && message.contains("0.1.0"), "{message}");
     assert!(old_upstream.requests().is_empty(), "a request the adapter cannot carry was sent");
 }
+
+/// Anthropic's signed thinking blocks must go back with the tool-use turn that followed them. The
+/// gateway keeps no conversation: it hands them to the client as `extra_content`, and a client that
+/// sends the assistant message back as it got it sends them back to Anthropic.
+#[tokio::test]
+async fn thinking_signatures_round_trip_through_the_client_as_extra_content() {
+    use crate::contract::anthropic_stream;
+    let thinking = json!({"type": "thinking", "thinking": "The clock knows.", "signature": "sig-one"});
+    let call = json!({"type": "tool_use", "id": "toolu_1", "name": "clock"});
+    let upstream = mock(&json!({"steps": [
+        anthropic_stream(&[thinking.clone(), call], "tool_use"),
+        anthropic_stream(&[json!({"type": "text", "text": "It is noon."})], "end_turn"),
+    ]}).to_string())
+    .await;
+    let scratch = Scratch::new();
+    scratch.config(&format!(
+        "{}[gateway]\ndefault_provider = \"claude\"\n",
+        upstream_toml("claude", "anthropic", &upstream.base_url(), 0, 10)
+    ));
+    let gw = scratch.start_gateway(&["--allow-unauthenticated"], &[]).await;
+    let tools = json!([{"type": "function", "function": {"name": "clock", "parameters": {"type": "object"}}}]);
+    let user = json!({"role": "user", "content": "What time is it?"});
+
+    let first = post(&gw, None, &[], json!({"model": "claude-test", "messages": [user], "tools": tools}).to_string()).await;
+    assert_eq!(first.status, 200, "{}", first.body);
+    let message = first.json()["choices"][0]["message"].clone();
+    assert_eq!(message["tool_calls"][0]["id"], "toolu_1", "{message}");
+    assert!(message["extra_content"]["dsh"]["provider_data"].as_str().is_some_and(|d| d.contains("sig-one")), "{message}");
+
+    let tool = json!({"role": "tool", "tool_call_id": "toolu_1", "content": "12:00"});
+    let second = post(&gw, None, &[], json!({"model": "claude-test", "messages": [user, message, tool], "tools": tools}).to_string()).await;
+    assert_eq!(second.status, 200, "{}", second.body);
+    assert_eq!(second.text(), "It is noon.");
+    let sent = upstream.requests()[1].body_json().unwrap();
+    let assistant = &sent["messages"][1];
+    assert_eq!(assistant["role"], "assistant", "{sent}");
+    assert_eq!(assistant["content"][0], thinking, "the signed thinking block goes back first: {sent}");
+    assert_eq!(assistant["content"][1]["type"], "tool_use", "{sent}");
+}

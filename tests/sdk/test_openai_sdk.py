@@ -290,3 +290,21 @@ def test_client_disconnect():
     stream.close()
     assert received == ["tick 0 ", "tick 1 "]
     report(session=session, received=received)
+
+
+def test_thinking_round_trip():
+    # An agent loop as people write it: the assistant message object goes back into the list as
+    # the SDK returned it. Its extra_content (Anthropic's signed thinking) must survive the trip.
+    c = client(max_retries=0)
+    messages = [{"role": "user", "content": "What time is it?"}]
+    first = c.chat.completions.create(model="anthropic/claude-sonnet-4-5", messages=messages, tools=[CLOCK_TOOL])
+    message = first.choices[0].message
+    assert message.tool_calls[0].function.name == "clock"
+    messages.append(message)
+    messages.append({"role": "tool", "tool_call_id": message.tool_calls[0].id, "content": "12:00"})
+    second = c.chat.completions.create(model="anthropic/claude-sonnet-4-5", messages=messages, tools=[CLOCK_TOOL])
+    assert second.choices[0].message.content == "It is noon."
+    report(requests=2)
+
+
+CLOCK_TOOL = {"type": "function", "function": {"name": "clock", "description": "The time.", "parameters": {"type": "object", "properties": {}}}}

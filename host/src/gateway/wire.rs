@@ -82,6 +82,8 @@ pub struct WireMessage {
     /// Some clients replay a reasoning model's output; it is not sent back to the provider.
     pub reasoning_content: Option<Value>,
     pub refusal: Option<Value>,
+    /// What an earlier response carried as `extra_content.dsh.provider_data` (see [`extra_content`]).
+    pub extra_content: Option<Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -90,6 +92,7 @@ pub struct WireToolCall {
     #[serde(rename = "type", default)]
     pub kind: Option<String>,
     pub function: WireFunctionCall,
+    pub extra_content: Option<Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -321,10 +324,18 @@ fn message(i: usize, m: &WireMessage) -> Result<Message, BadRequest> {
     let tool_calls = m
         .tool_calls
         .iter()
-        .map(|c| ToolCall::new(c.id.clone(), c.function.name.clone(), c.function.arguments.clone()))
-        .collect();
+        .enumerate()
+        .map(|(j, c)| {
+            let provider_data = provider_data_of(c.extra_content.as_ref(), &format!("messages[{i}].tool_calls[{j}].extra_content"))?;
+            Ok(ToolCall { provider_data, ..ToolCall::new(c.id.clone(), c.function.name.clone(), c.function.arguments.clone()) })
+        })
+        .collect::<Result<_, BadRequest>>()?;
+    let provider_data = match role {
+        Role::Assistant => provider_data_of(m.extra_content.as_ref(), &at("extra_content"))?,
+        _ => None,
+    };
     let _ = (&m.name, &m.reasoning_content, &m.refusal);
-    Ok(Message { content, tool_calls, tool_call_id: m.tool_call_id.clone(), ..Message::new(role, "") })
+    Ok(Message { content, tool_calls, tool_call_id: m.tool_call_id.clone(), provider_data, ..Message::new(role, "") })
 }
 
 /// One part of a message's content: text in any message, images in user messages (where OpenAI
@@ -402,10 +413,33 @@ fn tool_calls_json(calls: &[ToolCall], with_index: bool) -> Value {
                 if with_index {
                     call["index"] = json!(i);
                 }
+                if let Some(data) = &c.provider_data {
+                    call["extra_content"] = extra_content(data);
+                }
                 call
             })
             .collect(),
     )
+}
+
+/// What an adapter asked to get back with a call or a message in later requests (Anthropic's
+/// signed thinking blocks, Gemini's thought signatures): the gateway keeps no conversation, so it
+/// hands the opaque text to the client, in the place Gemini's own OpenAI-compatible endpoint uses
+/// (`extra_content`), under our name. An SDK keeps unknown fields on the message it returns, so a
+/// client that sends that message back (as agent loops do) sends it back too.
+fn extra_content(provider_data: &str) -> Value {
+    json!({"dsh": {"provider_data": provider_data}})
+}
+
+/// The provider data a client sent back in `extra_content`; other vendors' extra content is not
+/// ours and is left alone.
+fn provider_data_of(extra: Option<&Value>, param: &str) -> Result<Option<String>, BadRequest> {
+    let Some(ours) = extra.and_then(|e| e.get("dsh")) else { return Ok(None) };
+    match ours.get("provider_data") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(data)) => Ok(Some(data.clone())),
+        Some(_) => Err(bad(&format!("{param}.dsh.provider_data"), "provider_data must be the string an earlier response carried")),
+    }
 }
 
 /// The non-streaming response body.
@@ -416,6 +450,9 @@ pub fn completion_body(id: &str, created: u64, model: &str, c: &Completion) -> V
     }
     if !c.reasoning.is_empty() {
         message["reasoning_content"] = json!(c.reasoning);
+    }
+    if let Some(data) = &c.provider_data {
+        message["extra_content"] = extra_content(data);
     }
     json!({
         "id": id, "object": "chat.completion", "created": created, "model": model,
@@ -460,7 +497,11 @@ impl ChunkWriter {
         if !c.tool_calls.is_empty() {
             out.push_str(&self.chunk(json!({"tool_calls": tool_calls_json(&c.tool_calls, true)}), None));
         }
-        out.push_str(&self.chunk(json!({}), Some(finish_reason(c))));
+        let last = match &c.provider_data {
+            Some(data) => json!({"extra_content": extra_content(data)}),
+            None => json!({}),
+        };
+        out.push_str(&self.chunk(last, Some(finish_reason(c))));
         if include_usage {
             let chunk = json!({
                 "id": self.id, "object": "chat.completion.chunk", "created": self.created, "model": self.model,
@@ -569,6 +610,34 @@ mod tests {
         let mut r = base();
         r["messages"] = json!([{"role": "tool", "content": "x"}]);
         assert!(parse_json(r).unwrap_err().message.contains("tool_call_id"));
+    }
+
+    #[test]
+    fn provider_data_goes_out_as_extra_content_and_comes_back_with_the_message() {
+        let mut call = ToolCall::new("call_1", "clock", "{}");
+        call.provider_data = Some("call-data".into());
+        let c = Completion { tool_calls: vec![call], provider_data: Some("message-data".into()), ..Completion::default() };
+        let body = completion_body("chatcmpl-x", 1, "m", &c);
+        let message = &body["choices"][0]["message"];
+        assert_eq!(message["extra_content"], json!({"dsh": {"provider_data": "message-data"}}));
+        assert_eq!(message["tool_calls"][0]["extra_content"], json!({"dsh": {"provider_data": "call-data"}}));
+        let streamed = ChunkWriter { id: "x".into(), created: 1, model: "m".into() }.end(&c, false);
+        assert!(streamed.contains(r#""extra_content":{"dsh":{"provider_data":"call-data"}}"#), "{streamed}");
+        assert!(streamed.contains(r#""extra_content":{"dsh":{"provider_data":"message-data"}}"#), "{streamed}");
+
+        // The client sends the message back as it got it (an SDK keeps the unknown field).
+        let mut back = message.clone();
+        back["extra_content"]["google"] = json!({"thought_signature": "not ours"});
+        let p = parse_json(json!({"model": "m", "messages": [{"role": "user", "content": "time?"}, back,
+            {"role": "tool", "tool_call_id": "call_1", "content": "noon"}]}))
+        .unwrap();
+        let assistant = &p.exchange.messages[1];
+        assert_eq!(assistant.provider_data.as_deref(), Some("message-data"));
+        assert_eq!(assistant.tool_calls[0].provider_data.as_deref(), Some("call-data"));
+        let e = parse_json(json!({"model": "m", "messages": [{"role": "assistant", "content": "x",
+            "extra_content": {"dsh": {"provider_data": 7}}}]}))
+        .unwrap_err();
+        assert_eq!(e.param.as_deref(), Some("messages[0].extra_content.dsh.provider_data"));
     }
 
     #[test]
