@@ -6,6 +6,7 @@
 pub mod adapter;
 pub mod attempt;
 pub mod cli;
+pub mod code_cache;
 pub mod config;
 pub mod demo;
 pub mod engine;
@@ -18,6 +19,7 @@ pub mod mock;
 pub mod network;
 pub mod output;
 pub mod plan;
+pub mod private_fs;
 pub mod recovery;
 pub mod redact;
 pub mod resume;
