@@ -6,6 +6,7 @@
 pub mod adapter;
 pub mod attempt;
 pub mod cli;
+pub mod cli_sessions;
 pub mod code_cache;
 pub mod config;
 pub mod demo;
@@ -23,6 +24,7 @@ pub mod private_fs;
 pub mod recovery;
 pub mod redact;
 pub mod resume;
+pub mod retention;
 pub mod runtime;
 pub mod session;
 pub mod tools;
