@@ -73,6 +73,11 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// The stored sessions as a whole.
+    Sessions {
+        #[command(subcommand)]
+        command: crate::cli_sessions::SessionsCommand,
+    },
 }
 
 #[derive(clap::Args, Debug)]
@@ -160,6 +165,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Demo => crate::demo::run(&sessions_dir).await,
         Command::Serve { listen, allow_unauthenticated } => serve(cli.config.as_deref(), &sessions_dir, listen, allow_unauthenticated).await,
         Command::Log { id, json } => print_log(&sessions_dir, &id, json),
+        Command::Sessions { command } => crate::cli_sessions::run(command, cli.config.as_deref(), &sessions_dir),
     }
 }
 
@@ -248,6 +254,8 @@ async fn run(args: RunArgs, config_path: Option<&Path>, sessions_dir: &Path) -> 
         }
         None => None,
     };
+    // After the claim: the session being resumed is locked, so retention cannot delete it.
+    crate::retention::apply_configured(&store, &config.sessions);
     let provider_cfg = provider_config(&config, &args, reopened.as_ref().map(|r| &r.1))?;
     let runtime = Runtime::new(config, default_engine()?, random_seed()?).await?;
     let deps = runtime.deps(runtime.provider(provider_cfg).await?);
@@ -459,6 +467,7 @@ async fn serve(config_path: Option<&Path>, sessions_dir: &Path, listen: Option<S
         })?,
     };
     let options = crate::gateway::ServeOptions { listen, allow_unauthenticated };
+    crate::retention::spawn_periodic(sessions_dir, &config.sessions);
     crate::gateway::serve(config, sessions_dir, options, |addr| {
         // The first line is machine-readable so scripts can pick up an ephemeral port.
         let mut out = std::io::stdout();

@@ -24,6 +24,9 @@
 //! [[listeners]]
 //! wasm = "./my-listener.wasm"
 //! config = { budget_ms = 60000 }
+//!
+//! [sessions]
+//! retention = "30d"                   # sessions untouched this long are deleted (default: kept)
 //! ```
 
 use anyhow::{Context, Result, bail};
@@ -294,6 +297,8 @@ pub struct Config {
     pub listeners: Vec<ListenerConfig>,
     /// `dsh-host serve`: the gateway's settings (`[gateway]`).
     pub gateway: GatewayConfig,
+    /// `[sessions]`: what happens to session logs over time.
+    pub sessions: SessionsConfig,
     /// Where the file was, for messages (`None`: built-in defaults).
     pub source: Option<PathBuf>,
 }
@@ -358,6 +363,44 @@ impl Default for GatewayConfig {
             routes: Vec::new(),
         }
     }
+}
+
+/// `[sessions]` of the file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSessions {
+    retention: Option<String>,
+}
+
+/// `[sessions]`: retention of session logs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionsConfig {
+    /// Sessions whose log was last written longer ago than this are deleted when `dsh-host run` or
+    /// `dsh-host serve` starts (and hourly while serving), and it is the default of `dsh-host
+    /// sessions prune --older-than`. `None` (the default): sessions are kept until pruned by hand.
+    pub retention: Option<Duration>,
+}
+
+impl FileSessions {
+    fn parse(self) -> Result<SessionsConfig> {
+        let retention = match self.retention {
+            None => None,
+            Some(text) => Some(parse_retention(&text).map_err(|e| anyhow::anyhow!("[sessions] retention: {e}"))?),
+        };
+        Ok(SessionsConfig { retention })
+    }
+}
+
+/// A session age (`30d`, `12h`, `2w`): humantime's units, at least a minute (a smaller age would
+/// delete the sessions of a moment ago, which is never what was meant).
+pub fn parse_retention(text: &str) -> Result<Duration> {
+    let age = humantime::parse_duration(text.trim()).map_err(|e| {
+        anyhow::anyhow!("{text:?} is not a duration ({e}): write it as 30d, 12h or 2w")
+    })?;
+    if age < Duration::from_secs(60) {
+        bail!("{text:?} is shorter than a minute: give an age such as 30d, 12h or 2w");
+    }
+    Ok(age)
 }
 
 /// `[[gateway.routes]]`: a client model name (or a glob: `*`, `?`) → a provider and its model, with
@@ -430,6 +473,7 @@ struct FileConfig {
     providers: BTreeMap<String, FileProvider>,
     listeners: Option<Vec<FileListener>>,
     gateway: Option<GatewayConfig>,
+    sessions: Option<FileSessions>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -479,6 +523,7 @@ impl Config {
                 })
                 .collect(),
             gateway: GatewayConfig::default(),
+            sessions: SessionsConfig::default(),
             source: None,
         }
     }
@@ -506,6 +551,9 @@ impl Config {
         if let Some(gateway) = file.gateway {
             gateway.check(&config.providers).with_context(|| format!("in {}", path.display()))?;
             config.gateway = gateway;
+        }
+        if let Some(sessions) = file.sessions {
+            config.sessions = sessions.parse().with_context(|| format!("in {}", path.display()))?;
         }
         Ok(config)
     }

@@ -315,3 +315,16 @@ fn ca_file_is_relative_to_the_config_file() {
     );
     assert_eq!(Config::builtin().provider("openai").unwrap().ca_file, None);
 }
+
+#[test]
+fn session_retention_is_off_unless_set_and_checked() {
+    assert_eq!(Config::builtin().sessions.retention, None);
+    assert_eq!(parse("").unwrap().sessions.retention, None);
+    let c = parse("[sessions]\nretention = \"30d\"").unwrap();
+    assert_eq!(c.sessions.retention, Some(Duration::from_secs(30 * 86_400)));
+    let e = err("[sessions]\nretention = \"thirty days\"");
+    assert!(e.contains("[sessions] retention") && e.contains("30d") && e.contains("dsh.toml"), "{e}");
+    let e = err("[sessions]\nretention = \"10s\"");
+    assert!(e.contains("shorter than a minute"), "{e}");
+    assert!(err("[sessions]\nkeep = \"30d\"").contains("unknown field"));
+}

@@ -1,13 +1,13 @@
 //! The one wasmtime `Engine` of the process, narrowed to what dsh-host needs: engine configuration,
-//! the epoch ticker that bounds guest CPU time, the compiled-code cache, and per-store limits.
+//! the epoch ticker that bounds guest CPU time, the compiled-code cache (kept by `code_cache`), and
+//! per-store limits.
 //!
 //! Nothing here knows what an adapter or a listener is; `adapter` and (later) `listener` build on it.
 
 use crate::compat::ContractVersion;
 use crate::guests::GuestSource;
+use crate::code_cache::CodeCache;
 use anyhow::{Context, Result};
-use sha2::{Digest, Sha256};
-use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -160,7 +160,7 @@ pub struct GuestEngine {
 
 struct EngineInner {
     engine: Engine,
-    cache: Option<CompileCache>,
+    cache: Option<CodeCache>,
     ticker: Arc<Ticker>,
 }
 
@@ -268,7 +268,8 @@ pub fn begin_call(store: &mut Store<GuestState>) -> GuestCall {
 }
 
 impl GuestEngine {
-    /// `cache_dir`: where compiled code is kept (`None` disables the cache).
+    /// `cache_dir`: where compiled code is kept (`None` disables the cache; so does a directory that
+    /// cannot be trusted, with a warning: see `code_cache`).
     pub fn new(cache_dir: Option<PathBuf>) -> Result<Self> {
         let mut config = Config::new();
         config.epoch_interruption(true);
@@ -284,7 +285,7 @@ impl GuestEngine {
             .spawn(move || thread_ticker.run(weak_engine))
             .context("starting the epoch ticker thread")?;
 
-        let cache = cache_dir.map(|dir| CompileCache::new(dir, &engine));
+        let cache = cache_dir.and_then(|dir| CodeCache::open(dir, &engine));
         Ok(GuestEngine {
             inner: Arc::new(EngineInner {
                 engine,
@@ -321,7 +322,7 @@ impl GuestEngine {
             );
         }
         if let Some(cache) = &self.inner.cache
-            && let Some(component) = cache.load(&self.inner.engine, bytes)
+            && let Some(component) = cache.load(&self.inner.engine, origin, bytes)
         {
             return Ok(component);
         }
@@ -498,75 +499,6 @@ impl WorldSpec {
             ContractVersion::NEWEST.as_str(),
             older.join(", ")
         )
-    }
-}
-
-/// Compiled code on disk, keyed by the component's hash and the engine's compatibility hash, so a
-/// second start does not recompile and an upgraded wasmtime never loads stale code.
-struct CompileCache {
-    dir: PathBuf,
-    engine_key: String,
-}
-
-impl CompileCache {
-    fn new(dir: PathBuf, engine: &Engine) -> Self {
-        let mut hasher = StableHasher(Sha256::new());
-        engine.precompile_compatibility_hash().hash(&mut hasher);
-        let engine_key = hex::encode(&hasher.0.finalize()[..8]);
-        CompileCache { dir, engine_key }
-    }
-
-    fn path_for(&self, bytes: &[u8]) -> PathBuf {
-        let digest = hex::encode(Sha256::digest(bytes));
-        self.dir
-            .join(format!("{}-{}.cwasm", &digest[..32], self.engine_key))
-    }
-
-    fn load(&self, engine: &Engine, bytes: &[u8]) -> Option<Component> {
-        let path = self.path_for(bytes);
-        // Read into memory rather than `deserialize_file`: that one maps the file, and a cache file
-        // truncated or rewritten in place by anyone while we run would then kill the process with
-        // SIGBUS. A read costs a few milliseconds for the largest guests; a crash costs a session.
-        let compiled = std::fs::read(&path).ok()?;
-        // SAFETY: the file was written by `store` below from this engine's own output, under a name
-        // that binds it to both the source bytes and the engine's compatibility hash. wasmtime still
-        // checks its header; a corrupt or foreign file is an error, handled by recompiling.
-        match unsafe { Component::deserialize(engine, &compiled) } {
-            Ok(component) => Some(component),
-            Err(e) => {
-                tracing::warn!(
-                    "ignoring unusable cached code {}: {}",
-                    path.display(),
-                    root_cause(&e)
-                );
-                let _ = std::fs::remove_file(&path);
-                None
-            }
-        }
-    }
-
-    fn store(&self, bytes: &[u8], compiled: &[u8]) -> Result<()> {
-        std::fs::create_dir_all(&self.dir)
-            .with_context(|| format!("creating {}", self.dir.display()))?;
-        let path = self.path_for(bytes);
-        // Write then rename: a crash never leaves a half-written file under the final name.
-        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        std::fs::write(&tmp, compiled).with_context(|| format!("writing {}", tmp.display()))?;
-        std::fs::rename(&tmp, &path)
-            .with_context(|| format!("renaming into {}", path.display()))?;
-        Ok(())
-    }
-}
-
-/// Adapts `Sha256` to `std::hash::Hasher` so wasmtime's `impl Hash` can be digested stably.
-struct StableHasher(Sha256);
-
-impl Hasher for StableHasher {
-    fn finish(&self) -> u64 {
-        unreachable!("only the digest is used")
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        self.0.update(bytes);
     }
 }
 

@@ -13,10 +13,14 @@
 //! mid-write, a malformed line. A writer that continues a session moves a tail that holds anything
 //! but whitespace to `<id>.jsonl.torn` (bytes kept, fsynced) before it appends, and cuts the file to
 //! its last valid event. A malformed line with valid events after it is corruption, never tail.
+//!
+//! Session logs hold whole conversations: the directory is created 0700 and each file 0600, and a
+//! directory that other users may write is refused (they could replace or delete logs).
 
+use crate::private_fs;
 use anyhow::{Context, Result, anyhow, bail};
 use cap_std::ambient_authority;
-use cap_std::fs::{Dir, OpenOptions};
+use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::fs::{File, TryLockError};
@@ -52,10 +56,12 @@ pub struct SessionStore {
 }
 
 impl SessionStore {
-    /// Opens (creating if needed) the sessions directory.
+    /// Opens (creating if needed, 0700) the sessions directory; refuses one that is not the user's or
+    /// that other users may write, and warns when other users may read it.
     pub fn open(path: &Path) -> Result<Self> {
-        std::fs::create_dir_all(path)
+        private_fs::create_private_dir(path)
             .with_context(|| format!("creating the sessions directory {}", path.display()))?;
+        check_sessions_dir(path)?;
         let dir = Dir::open_ambient_dir(path, ambient_authority())
             .with_context(|| format!("opening the sessions directory {}", path.display()))?;
         Ok(SessionStore {
@@ -123,7 +129,10 @@ impl SessionStore {
             .dir
             .open_with(
                 log_name(&id),
-                OpenOptions::new().append(true).create_new(true),
+                OpenOptions::new()
+                    .append(true)
+                    .create_new(true)
+                    .mode(private_fs::PRIVATE_FILE_MODE),
             )
             .with_context(|| format!("creating session log {}", path.display()))?
             .into_std();
@@ -154,6 +163,10 @@ impl SessionStore {
             .map_err(|e| self.open_error(id, e))?
             .into_std();
         lock_for_writing(&file, id, &path)?;
+        if is_removed(&file) {
+            // Pruned between our open and our lock: appending would write to a deleted file.
+            return Err(self.open_error(id, std::io::ErrorKind::NotFound.into()));
+        }
         let bytes = read_all(&mut file, id)?;
         // We hold the lock, so no one is writing: an unfinished last line is torn.
         let scan = scan(id, &path, &bytes)?;
@@ -209,6 +222,67 @@ impl SessionStore {
         }
     }
 
+    /// Every session in the directory (each `<id>.jsonl` with a valid id), with when it was last
+    /// written and its size, sorted by id (which sorts by creation time for generated ids).
+    pub fn list_sessions(&self) -> Result<Vec<SessionInfo>> {
+        let context = || format!("listing the sessions directory {}", self.path.display());
+        let mut sessions = Vec::new();
+        for entry in self.dir.entries().with_context(context)? {
+            let entry = entry.with_context(context)?;
+            let name = entry.file_name();
+            let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".jsonl")) else {
+                continue;
+            };
+            if check_session_id(id).is_err() {
+                continue;
+            }
+            let meta = entry
+                .metadata()
+                .with_context(|| format!("reading {}", self.file_of(id).display()))?;
+            if !meta.is_file() {
+                continue;
+            }
+            sessions.push(SessionInfo {
+                id: id.to_string(),
+                modified: meta
+                    .modified()
+                    .with_context(|| format!("reading {}", self.file_of(id).display()))?
+                    .into_std(),
+                bytes: meta.len(),
+            });
+        }
+        sessions.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(sessions)
+    }
+
+    /// Deletes a session: its log and the `.torn` file beside it, if any. A session that a writer
+    /// holds is left alone (`Ok(false)`). The write lock is held while deleting, and `claim` checks
+    /// after locking that its file is still there, so no writer appends to a deleted log.
+    pub fn remove_session(&self, id: &str) -> Result<bool> {
+        check_session_id(id)?;
+        let path = self.file_of(id);
+        let file = self
+            .dir
+            .open_with(log_name(id), OpenOptions::new().read(true).append(true))
+            .map_err(|e| self.open_error(id, e))?
+            .into_std();
+        if let WriteLock::HeldByWriter = try_write_lock(&file, &path)? {
+            return Ok(false);
+        }
+        // The `.torn` file first: a crash in between leaves a session that is still listed.
+        match self.dir.remove_file(torn_name(id)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(e).with_context(|| format!("deleting {}", self.torn_file_of(id).display()));
+            }
+            _ => {}
+        }
+        self.dir
+            .remove_file(log_name(id))
+            .with_context(|| format!("deleting {}", path.display()))?;
+        self.sync_dir()?;
+        Ok(true)
+    }
+
     fn open_error(&self, id: &str, e: std::io::Error) -> anyhow::Error {
         if e.kind() == std::io::ErrorKind::NotFound {
             anyhow!(
@@ -229,7 +303,13 @@ impl SessionStore {
         let path = self.torn_file_of(id);
         let mut file = self
             .dir
-            .open_with(torn_name(id), OpenOptions::new().append(true).create(true))
+            .open_with(
+                torn_name(id),
+                OpenOptions::new()
+                    .append(true)
+                    .create(true)
+                    .mode(private_fs::PRIVATE_FILE_MODE),
+            )
             .with_context(|| format!("opening {}", path.display()))?;
         let mut record = tail.to_vec();
         if !record.ends_with(b"\n") {
@@ -327,6 +407,16 @@ pub struct SessionRead {
     /// The last line is unfinished and a live writer holds the session: it is being written, and
     /// is neither an event yet nor part of `torn_tail`.
     pub line_in_progress: bool,
+}
+
+/// A session as [`SessionStore::list_sessions`] lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionInfo {
+    pub id: String,
+    /// When its log was last written.
+    pub modified: SystemTime,
+    /// The size of its log in bytes.
+    pub bytes: u64,
 }
 
 /// An open session log, owned by one session. It holds the session's write lock until dropped.
@@ -560,6 +650,23 @@ fn read_all(file: &mut File, id: &str) -> Result<Vec<u8>> {
 /// Takes a session's exclusive lock without waiting for another writer. Readers hold the lock shared
 /// for an instant (see [`SessionStore::read`]); those are waited out, a writer is an error at once.
 fn lock_for_writing(file: &File, id: &str, path: &Path) -> Result<()> {
+    match try_write_lock(file, path)? {
+        WriteLock::Taken => Ok(()),
+        WriteLock::HeldByWriter => bail!(
+            "session '{id}' is being written by another dsh-host process (it holds the lock on \
+             {}); wait for that process to end, or stop it, then try again",
+            path.display()
+        ),
+    }
+}
+
+enum WriteLock {
+    Taken,
+    HeldByWriter,
+}
+
+/// The exclusive lock of a session file, unless a writer holds it; readers are waited out.
+fn try_write_lock(file: &File, path: &Path) -> Result<WriteLock> {
     let unsupported = |e: std::io::Error| {
         anyhow::Error::new(e).context(format!(
             "locking session log {} for writing: the sessions directory must be on a file system \
@@ -570,28 +677,64 @@ fn lock_for_writing(file: &File, id: &str, path: &Path) -> Result<()> {
     let patience = Instant::now() + READERS_PATIENCE;
     loop {
         match file.try_lock() {
-            Ok(()) => return Ok(()),
+            Ok(()) => return Ok(WriteLock::Taken),
             Err(TryLockError::WouldBlock) => {}
             Err(TryLockError::Error(e)) => return Err(unsupported(e)),
         }
         // Refused: a writer (exclusive) or readers (shared)? A shared lock is granted beside readers.
         match file.try_lock_shared() {
             Ok(()) => file.unlock().map_err(unsupported)?,
-            Err(TryLockError::WouldBlock) => bail!(
-                "session '{id}' is being written by another dsh-host process (it holds the lock on \
-                 {}); wait for that process to end, or stop it, then try again",
-                path.display()
-            ),
+            Err(TryLockError::WouldBlock) => return Ok(WriteLock::HeldByWriter),
             Err(TryLockError::Error(e)) => return Err(unsupported(e)),
         }
         if Instant::now() >= patience {
             bail!(
-                "session '{id}' stayed locked by readers for {} s; try again",
+                "session log {} stayed locked by readers for {} s; try again",
+                path.display(),
                 READERS_PATIENCE.as_secs()
             );
         }
         std::thread::sleep(Duration::from_millis(5));
     }
+}
+
+/// Whether an open file has been deleted (no name links to it any more).
+fn is_removed(file: &File) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        file.metadata().is_ok_and(|m| m.nlink() == 0)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = file;
+        false
+    }
+}
+
+/// Refuses a sessions directory that is not the user's or that others may write; warns when others
+/// may read it (logs written before this check existed were created 0644 in a 0755 directory).
+fn check_sessions_dir(path: &Path) -> Result<()> {
+    let meta = std::fs::metadata(path)
+        .with_context(|| format!("reading the sessions directory {}", path.display()))?;
+    if let Some(why) = private_fs::untrusted_because(&meta) {
+        bail!(
+            "refusing the sessions directory {}: {why}, so they could read, replace or delete session \
+             logs; run `chmod 700 {}` if it is yours, or choose another with --sessions or \
+             DSH_SESSIONS_DIR",
+            path.display(),
+            path.display()
+        );
+    }
+    if let Some(mode) = private_fs::others_may_access(&meta) {
+        tracing::warn!(
+            "the sessions directory {} is readable by other users (mode {mode:03o}) and session logs \
+             hold whole conversations; run `chmod 700 {}`",
+            path.display(),
+            path.display()
+        );
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -927,6 +1070,88 @@ mod tests {
         let again = store.read("s").unwrap();
         assert_eq!(again.events.len(), 2);
         assert!(!store.torn_file_of("s").exists());
+    }
+
+    #[cfg(unix)]
+    fn mode(path: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_directory_and_every_log_are_private_to_the_user() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("state/sessions");
+        let store = SessionStore::open(&dir).unwrap();
+        assert_eq!(mode(&dir), 0o700);
+        let mut log = store.create().unwrap();
+        log.append("session/start", json!({})).unwrap();
+        let id = log.id().to_string();
+        drop(log);
+        assert_eq!(mode(&store.file_of(&id)), 0o600);
+        append_raw(&store, &id, b"{\"seq\":2,\"ts\":");
+        drop(store.reopen(&id).unwrap());
+        assert_eq!(mode(&store.torn_file_of(&id)), 0o600);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_sessions_directory_others_may_write_is_refused_naming_it_and_the_fix() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        for bad in [0o777, 0o775, 0o1777] {
+            std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(bad)).unwrap();
+            let e = SessionStore::open(tmp.path()).err().unwrap().to_string();
+            assert!(e.contains(&tmp.path().display().to_string()), "{e}");
+            assert!(e.contains("other users may write it") && e.contains("chmod 700"), "{e}");
+        }
+        // Readable by others (as created by earlier versions): used, with a warning.
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        SessionStore::open(tmp.path()).unwrap();
+    }
+
+    #[test]
+    fn sessions_are_listed_and_removed_with_their_torn_tails_unless_being_written() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = SessionStore::open(tmp.path()).unwrap();
+        for id in ["b", "a"] {
+            store.create_named(id).unwrap().append("session/start", json!({})).unwrap();
+        }
+        std::fs::write(store.torn_file_of("a"), "torn\n").unwrap();
+        std::fs::write(tmp.path().join("notes.txt"), "not a session").unwrap();
+        let listed = store.list_sessions().unwrap();
+        let ids: Vec<&str> = listed.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["a", "b"]);
+        assert_eq!(listed[0].bytes, std::fs::metadata(store.file_of("a")).unwrap().len());
+        assert!(listed[0].modified <= SystemTime::now());
+
+        let writer = store.claim("b").unwrap();
+        assert!(!store.remove_session("b").unwrap(), "a session being written is kept");
+        assert!(store.file_of("b").exists());
+        drop(writer);
+        assert!(store.remove_session("a").unwrap());
+        assert!(!store.file_of("a").exists() && !store.torn_file_of("a").exists());
+        let err = store.remove_session("a").unwrap_err().to_string();
+        assert!(err.contains("no session 'a'"), "{err}");
+    }
+
+    #[test]
+    fn a_session_removed_while_being_claimed_is_not_written_to() {
+        let (_tmp, store) = store_with(&format!("{EVENT_1}\n"));
+        // A reader holds the lock shared: a claim opens the file, then waits for the lock.
+        let reader = std::fs::File::open(store.file_of("s")).unwrap();
+        reader.lock_shared().unwrap();
+        let claimer = std::thread::scope(|scope| {
+            let claimer = scope.spawn(|| store.claim("s").map(|_| ()));
+            // Let the claim open the file; then a prune deletes it, and the reader lets go.
+            std::thread::sleep(Duration::from_millis(100));
+            std::fs::remove_file(store.file_of("s")).unwrap();
+            reader.unlock().unwrap();
+            claimer.join().unwrap()
+        });
+        let err = claimer.unwrap_err().to_string();
+        assert!(err.contains("no session 's'"), "{err}");
     }
 
     #[test]

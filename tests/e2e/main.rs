@@ -15,6 +15,7 @@ mod gateway_sdk;
 mod guests;
 mod hostile_provider;
 mod mock_record;
+mod on_disk;
 mod other_languages;
 mod recovery;
 mod sandbox;

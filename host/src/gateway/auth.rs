@@ -100,22 +100,9 @@ impl GatewayKeys {
     }
 }
 
-/// Refuses a secrets file that anyone but its owner may read or write.
+/// Refuses a secrets file that is not the user's or that anyone but its owner may read or write.
 pub fn check_private(path: &Path) -> Result<()> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        let meta = std::fs::metadata(path).with_context(|| format!("reading {}", path.display()))?;
-        let mode = meta.permissions().mode() & 0o777;
-        if mode & 0o077 != 0 {
-            bail!(
-                "{} is readable or writable by other users (mode {mode:03o}): it holds secrets; run `chmod 600 {}`",
-                path.display(),
-                path.display()
-            );
-        }
-    }
-    Ok(())
+    crate::private_fs::check_secret_file(path, "the gateway keys file")
 }
 
 /// The `Authorization: Bearer KEY` token (or OpenAI-style `api-key` / Anthropic-style `x-api-key`).
