@@ -219,9 +219,10 @@ fn check_shape(line: &Value) {
 
 #[tokio::test]
 async fn run_json_is_one_documented_object_per_line_with_attempt_numbers() {
-    let cut = r#"{"completion":{"text":["Hel"],"finish":null}}"#;
+    // A stream that ends without a finish: STREAM_TRUNCATED, retried.
+    let cut = r#"{"events":[{"data":{"choices":[{"index":0,"delta":{"content":"Hel"},"finish_reason":null}]}}]}"#;
     let call = r#"{"completion":{"finish":"tool_calls","tool_calls":[{"id":"c1","name":"calculator","arguments":["{\"expression\"",":\"2+2\"}"]}]}}"#;
-    let answer = r#"{"completion":{"text":["Fo","ur"]}}"#;
+    let answer = r#"{"completion":{"text":["Fo","ur"],"delay_ms":10}}"#;
     let mock = mock(&script(&[cut, call, answer])).await;
     let scratch = Scratch::new();
     fast_retries(&scratch);
@@ -231,13 +232,15 @@ async fn run_json_is_one_documented_object_per_line_with_attempt_numbers() {
     assert!(out.status.success(), "{}", stderr(&out));
     let lines = json_lines(&out);
     lines.iter().for_each(check_shape);
-    let kinds: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    let mut kinds: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    // The text of one network read is one delta: how many reads the answer takes is the network's.
+    kinds.dedup_by(|a, b| *a == "text" && a == b);
     assert_eq!(
         kinds,
         [
             "session", "attempt", "response", "text", "attempt_failed", "retry", // attempt 1, cut
             "attempt", "response", "tool_call", "tool_result", // attempt 2 calls the calculator
-            "attempt", "response", "text", "text", "answer", "end" // step 2 answers
+            "attempt", "response", "text", "answer", "end" // step 2 answers
         ],
         "{lines:#?}"
     );
@@ -263,8 +266,8 @@ async fn run_json_is_one_documented_object_per_line_with_attempt_numbers() {
         .map(|l| l["text"].as_str().unwrap())
         .collect();
     assert_eq!(kept, "Four");
-    assert_eq!(lines[14], serde_json::json!({"type": "answer", "turn": 1, "text": "Four"}));
-    assert_eq!(lines[15], serde_json::json!({"type": "end", "session": id, "outcome": "completed", "exit_code": 0}));
+    assert_eq!(lines[lines.len() - 2], serde_json::json!({"type": "answer", "turn": 1, "text": "Four"}));
+    assert_eq!(lines[lines.len() - 1], serde_json::json!({"type": "end", "session": id, "outcome": "completed", "exit_code": 0}));
     // Attempt numbers are the log's.
     let logged: Vec<(u64, u64)> = of_kind(&scratch.only_session_events(), "llm/request")
         .iter()
@@ -403,7 +406,7 @@ async fn completions_and_man_pages_come_from_the_command_line_definitions() {
     let out = scratch.run_bin(&["completions", "bash"], None).await;
     assert!(out.status.success(), "{}", stderr(&out));
     let bash = stdout(&out);
-    assert!(bash.contains("complete -F _dsh-host") && bash.contains("sessions") && bash.contains("--follow"), "{bash}");
+    assert!(bash.contains("complete -F _dsh__host") && bash.contains("sessions") && bash.contains("--follow"), "{bash}");
     for shell in ["zsh", "fish"] {
         let out = scratch.run_bin(&["completions", shell], None).await;
         assert!(out.status.success() && stdout(&out).contains("dsh-host"), "{shell}: {}", stderr(&out));
