@@ -15,6 +15,13 @@ use std::sync::Arc;
 /// What the caller sees while a turn streams.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StreamEvent {
+    /// An attempt begins (its `llm/request` is logged, `attempt` as there): the text and
+    /// reasoning until the next `Attempt` or `Retrying` belong to it.
+    Attempt { turn: u32, step: u32, attempt: u32 },
+    /// The attempt's response head arrived (`status`); its chunks follow, or its failure.
+    ResponseHead { status: u16 },
+    /// The attempt failed (as logged in `llm/failure`); `Retrying` follows if a listener retries.
+    AttemptFailed(LlmFailure),
     Text(String),
     Reasoning(String),
     /// The attempt failed and a listener decided to retry: any text streamed so far belongs to the
@@ -113,6 +120,7 @@ async fn attempt(
     let endpoint = Endpoint { base_url: provider.config.base_url.clone() };
     let plan = adapter.plan_request(&endpoint, request).await?;
     let mut response = provider.transport.send(&plan, adapter.name(), request).await?;
+    sink(StreamEvent::ResponseHead { status: response.head.status });
 
     if !response.is_success() {
         let body = response.read_capped_body().await;

@@ -1,6 +1,15 @@
-//! The `dsh-host` command line: parsing (clap) and the glue from flags to the library.
+//! The `dsh-host` command line: parsing (clap) and the glue from flags to the library. What a
+//! command prints lives in the modules below, one per responsibility.
 
-use crate::attempt::StreamEvent;
+mod answer;
+pub mod colour;
+mod generate;
+pub mod json_lines;
+mod log_view;
+pub mod progress;
+pub mod run_output;
+pub mod sessions_list;
+
 use crate::config::{Config, GuestRef, ProviderConfig};
 use crate::log::SessionStore;
 use crate::mock::{MockOptions, MockScript, MockServer};
@@ -8,6 +17,7 @@ use crate::runtime::Runtime;
 use crate::session::{Session, TurnError, default_engine};
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
+use run_output::{Outcome, RunOutput};
 use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -67,16 +77,33 @@ pub enum Command {
     Demo,
     /// Print a session's timeline.
     Log {
-        /// The session id printed by `dsh-host run`.
-        id: String,
+        /// The session id printed by `dsh-host run` (see `dsh-host sessions list`).
+        #[arg(required_unless_present = "last")]
+        id: Option<String>,
+        /// The newest session (by start).
+        #[arg(long, conflicts_with = "id")]
+        last: bool,
+        /// Keep printing the events another process appends, as they come (until Ctrl-C).
+        #[arg(long, short = 'f')]
+        follow: bool,
         /// Print the raw JSON Lines events.
         #[arg(long)]
         json: bool,
     },
-    /// The stored sessions as a whole.
+    /// The stored sessions: list them, prune old ones.
     Sessions {
         #[command(subcommand)]
         command: crate::cli_sessions::SessionsCommand,
+    },
+    /// Print a shell completion script, e.g. `dsh-host completions bash > ~/.local/share/bash-completion/completions/dsh-host`.
+    Completions {
+        /// The shell: bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page, or write one page per command to DIR (e.g. ~/.local/share/man/man1).
+    Man {
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
     },
 }
 
@@ -114,6 +141,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = crate::session::DEFAULT_MAX_STEPS,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub max_steps: u32,
+    /// One JSON object per line on stdout for every event (see docs/cli-json.md), instead of the
+    /// answer and the notices.
+    #[arg(long)]
+    pub json: bool,
+    /// Only the answer on stdout and errors on stderr: no live progress, no retry or tool notices.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
     /// The user prompt (optional with --resume).
     #[arg(required_unless_present = "resume")]
     pub prompt: Option<String>,
@@ -164,8 +198,16 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
         } => serve_mock(&script, port, record).await,
         Command::Demo => crate::demo::run(&sessions_dir).await,
         Command::Serve { listen, allow_unauthenticated } => serve(cli.config.as_deref(), &sessions_dir, listen, allow_unauthenticated).await,
-        Command::Log { id, json } => print_log(&sessions_dir, &id, json),
+        Command::Log { id, last, follow, json } => {
+            let which = match (id, last) {
+                (Some(id), false) => log_view::Which::Id(id),
+                _ => log_view::Which::Newest,
+            };
+            log_view::show(&sessions_dir, which, json, follow).await
+        }
         Command::Sessions { command } => crate::cli_sessions::run(command, cli.config.as_deref(), &sessions_dir),
+        Command::Completions { shell } => generate::completions(shell).map(|()| ExitCode::SUCCESS),
+        Command::Man { dir } => generate::man(dir.as_deref()).map(|()| ExitCode::SUCCESS),
     }
 }
 
@@ -257,6 +299,7 @@ async fn run(args: RunArgs, config_path: Option<&Path>, sessions_dir: &Path) -> 
     // After the claim: the session being resumed is locked, so retention cannot delete it.
     crate::retention::apply_configured(&store, &config.sessions);
     let provider_cfg = provider_config(&config, &args, reopened.as_ref().map(|r| &r.1))?;
+    let mut output = run_output(&args, &provider_cfg.retry_policy);
     let runtime = Runtime::new(config, default_engine()?, random_seed()?).await?;
     let deps = runtime.deps(runtime.provider(provider_cfg).await?);
 
@@ -302,27 +345,24 @@ async fn run(args: RunArgs, config_path: Option<&Path>, sessions_dir: &Path) -> 
         }
     });
 
-    let mut printer = AnswerPrinter::new(std::io::stdout().is_terminal());
+    output.start(session.id(), unfinished.as_ref());
     let mut outcome = Ok(());
     if let Some(open) = unfinished {
-        eprintln!("resuming turn {} of session {}", open.turn, session.id());
-        outcome = session.continue_turn(open, &mut |e| printer.event(e)).await.map(|c| printer.answer(&c.text));
+        outcome = session.continue_turn(open, &mut |e| output.event(e)).await.map(|c| output.answer(&c.text));
     }
     if let (Ok(()), Some(prompt)) = (&outcome, &args.prompt) {
-        outcome = session.run_turn(prompt, &mut |e| printer.event(e)).await.map(|c| printer.answer(&c.text));
+        outcome = session.run_turn(prompt, &mut |e| output.event(e)).await.map(|c| output.answer(&c.text));
     }
-    if outcome.is_err() {
-        printer.failed();
+    if let Err(e) = &outcome {
+        output.failed(e);
     }
     let id = session.id().to_string();
-    match outcome {
-        Ok(()) => {
-            eprintln!("session {id} (dsh-host log {id})");
-            Ok(ExitCode::SUCCESS)
-        }
+    let paint = colour::Palette::stderr();
+    let ended = match outcome {
+        Ok(()) => Outcome::Completed,
         Err(TurnError::Failed(failure)) => {
-            eprintln!("error: {failure}");
-            eprintln!("  code:       {}", failure.code);
+            eprintln!("{} {failure}", paint.failure("error:"));
+            eprintln!("  code:       {}", paint.failure(&failure.code));
             if let Some(status) = failure.status {
                 eprintln!("  status:     {status}");
             }
@@ -333,111 +373,38 @@ async fn run(args: RunArgs, config_path: Option<&Path>, sessions_dir: &Path) -> 
                 "  session:    {id} (dsh-host log {id}; continue with dsh-host run --resume {id})"
             );
             if interrupted.load(std::sync::atomic::Ordering::SeqCst) {
-                return Ok(ExitCode::from(EXIT_INTERRUPTED));
+                Outcome::Interrupted
+            } else {
+                Outcome::Failed
             }
-            Ok(ExitCode::from(EXIT_TURN_FAILED))
         }
         Err(e @ TurnError::StepLimit { .. }) => {
-            eprintln!("error: {e}");
+            eprintln!("{} {e}", paint.failure("error:"));
             eprintln!("  session:    {id} (dsh-host log {id}; raise the limit with --max-steps)");
-            Ok(ExitCode::from(EXIT_TURN_FAILED))
+            Outcome::Failed
         }
-        Err(TurnError::Host(e)) => Err(e),
-    }
+        Err(TurnError::Host(e)) => {
+            output.end(&id, Outcome::HostError);
+            return Err(e);
+        }
+    };
+    output.end(&id, ended);
+    Ok(ExitCode::from(ended.exit_code()))
 }
 
-/// What `run` writes while a turn streams. Stdout holds the answer and nothing else, so that
-/// `dsh-host run ... > answer.txt` keeps exactly the final answer:
-/// - on a terminal, text streams live; when an attempt fails after streaming part of its text, the
-///   retry's notice says the text above is discarded, and the retry streams the answer anew;
-/// - off a terminal (a pipe, a file), the answer is written when its completion is complete; the
-///   partial text of a failed attempt, and the text of steps that called tools, go to stderr.
-/// Tool calls and retries are always reported on stderr.
-struct AnswerPrinter {
-    terminal: bool,
-    /// The text of the attempt (or step) in progress.
-    attempt: String,
-    /// On a terminal: whether the cursor is mid-line after streamed text.
-    mid_line: bool,
-    calls: Vec<(String, String)>,
+/// How `run` reports: JSON lines for a program, or the answer (and on a terminal, unless
+/// `--quiet`, the live progress line) for a person.
+fn run_output(args: &RunArgs, policy: &crate::config::RetryPolicy) -> Box<dyn RunOutput> {
+    if args.json {
+        return Box::new(json_lines::JsonLines::new(std::io::stdout()));
+    }
+    let palette = colour::Palette::stderr();
+    let limit = (policy.mode == crate::config::RetryMode::Normal).then_some(policy.max_retries);
+    let live = std::io::stderr().is_terminal() && !args.quiet;
+    let progress = progress::Progress::new(progress::Status::new(limit, palette.clone()), live);
+    Box::new(answer::AnswerPrinter::new(std::io::stdout().is_terminal(), args.quiet, palette, progress))
 }
 
-impl AnswerPrinter {
-    fn new(terminal: bool) -> Self {
-        AnswerPrinter { terminal, attempt: String::new(), mid_line: false, calls: Vec::new() }
-    }
-
-    fn event(&mut self, event: StreamEvent) {
-        match event {
-            StreamEvent::Text(text) => {
-                self.attempt.push_str(&text);
-                if self.terminal {
-                    let mut stdout = std::io::stdout();
-                    let _ = stdout.write_all(text.as_bytes());
-                    let _ = stdout.flush();
-                    self.mid_line = !text.ends_with('\n');
-                }
-            }
-            StreamEvent::Retrying { code, retry, delay_ms, policy_key } => {
-                // The text so far came from the failed attempt; the retry streams the answer anew.
-                let partial = std::mem::take(&mut self.attempt);
-                if self.terminal {
-                    self.end_line();
-                    if !partial.is_empty() {
-                        eprintln!("[the text above is from a failed attempt and is discarded]");
-                    }
-                } else if !partial.is_empty() {
-                    eprintln!("[partial text of the failed attempt, discarded: {}]", partial.trim_end());
-                }
-                eprintln!("[{code}: {policy_key} retry {retry} in {delay_ms} ms]");
-            }
-            StreamEvent::ToolCall { id, arguments, .. } => {
-                // The step's text (if any) ends here; the answer comes in a later step.
-                let text = std::mem::take(&mut self.attempt);
-                if self.terminal {
-                    self.end_line();
-                } else if !text.trim().is_empty() {
-                    eprintln!("{}", text.trim_end());
-                }
-                self.calls.push((id, arguments));
-            }
-            StreamEvent::ToolResult { id, name, content, .. } => {
-                let arguments = self.calls.iter().find(|(i, _)| *i == id).map(|(_, a)| a.as_str()).unwrap_or("");
-                eprintln!("{}", tool_line(&name, arguments, &content));
-            }
-            StreamEvent::Reasoning(_) | StreamEvent::Compacted { .. } => {}
-        }
-    }
-
-    /// A turn's answer: complete on stdout.
-    fn answer(&mut self, answer: &str) {
-        self.attempt.clear();
-        let mut stdout = std::io::stdout();
-        if !self.terminal {
-            let _ = stdout.write_all(answer.as_bytes());
-        }
-        let _ = writeln!(stdout);
-        let _ = stdout.flush();
-        self.mid_line = false;
-    }
-
-    /// The turn failed: whatever its last attempt streamed is no answer.
-    fn failed(&mut self) {
-        let partial = std::mem::take(&mut self.attempt);
-        if self.terminal {
-            self.end_line();
-        } else if !partial.is_empty() {
-            eprintln!("[partial text of the failed attempt, discarded: {}]", partial.trim_end());
-        }
-    }
-
-    fn end_line(&mut self) {
-        if self.mid_line {
-            let _ = writeln!(std::io::stdout());
-            self.mid_line = false;
-        }
-    }
-}
 
 /// One line per tool call for the terminal: `[tool calculator({"expression":"2+2"}) → 4]`. Long
 /// arguments and results are shortened, and a result of several lines shows its first.
@@ -497,32 +464,5 @@ async fn serve_mock(script_path: &Path, port: u16, record: Option<PathBuf>) -> R
         .await
         .context("waiting for Ctrl-C")?;
     server.shutdown().await;
-    Ok(ExitCode::SUCCESS)
-}
-
-fn print_log(sessions_dir: &Path, id: &str, json: bool) -> Result<ExitCode> {
-    let store = SessionStore::open(sessions_dir)?;
-    let read = store.read(id)?;
-    if read.events.is_empty() && read.torn_tail.is_none() && !read.line_in_progress {
-        bail!("session '{id}' is empty");
-    }
-    for event in &read.events {
-        if json {
-            println!("{}", serde_json::to_string(event)?);
-        } else {
-            println!("{}", crate::demo::describe_event(event));
-        }
-    }
-    if let Some(torn) = &read.torn_tail {
-        eprintln!(
-            "warning: session '{id}' ends in a torn or malformed line (the writer stopped mid-line), skipped here; the next `dsh-host run --resume {id}` moves it to {id}.jsonl.torn: {:.120}",
-            torn.trim_end()
-        );
-    }
-    if read.line_in_progress {
-        eprintln!(
-            "note: session '{id}' is being written by a running dsh-host; its last line is not finished yet and is not shown"
-        );
-    }
     Ok(ExitCode::SUCCESS)
 }

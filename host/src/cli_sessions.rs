@@ -11,6 +11,18 @@ use std::time::{Duration, SystemTime};
 
 #[derive(Subcommand, Debug)]
 pub enum SessionsCommand {
+    /// List sessions, newest first: id, start, provider, model, turns, last outcome.
+    List {
+        /// How many to list.
+        #[arg(long, short = 'n', value_name = "N", default_value_t = 20)]
+        limit: usize,
+        /// List them all.
+        #[arg(long, conflicts_with = "limit")]
+        all: bool,
+        /// One JSON object per session and line.
+        #[arg(long)]
+        json: bool,
+    },
     /// Delete the sessions whose log was last written longer ago than an age (a session a running
     /// dsh-host is writing is kept).
     Prune(PruneArgs),
@@ -32,8 +44,24 @@ fn parse_age(text: &str) -> Result<Duration> {
 
 pub fn run(command: SessionsCommand, config_path: Option<&Path>, sessions_dir: &Path) -> Result<ExitCode> {
     match command {
+        SessionsCommand::List { limit, all, json } => list(sessions_dir, (!all).then_some(limit), json),
         SessionsCommand::Prune(args) => prune(args, config_path, sessions_dir),
     }
+}
+
+fn list(sessions_dir: &Path, limit: Option<usize>, json: bool) -> Result<ExitCode> {
+    let store = SessionStore::open(sessions_dir)?;
+    let all = crate::cli::sessions_list::list(&store)?;
+    let shown = &all[..limit.unwrap_or(all.len()).min(all.len())];
+    let mut out = std::io::stdout().lock();
+    // A reader that stops reading (`| head`) is not an error.
+    let _ = crate::cli::sessions_list::print(&mut out, shown, json, &crate::cli::colour::Palette::stdout());
+    if all.is_empty() && !json {
+        eprintln!("no session in {} yet", store.path().display());
+    } else if shown.len() < all.len() {
+        eprintln!("({} older session(s) not shown: --all lists them)", all.len() - shown.len());
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn prune(args: PruneArgs, config_path: Option<&Path>, sessions_dir: &Path) -> Result<ExitCode> {

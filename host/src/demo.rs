@@ -198,7 +198,11 @@ pub async fn run(sessions_dir: &Path) -> Result<ExitCode> {
                         .unwrap_or("");
                     println!("  ⚙ {}", crate::cli::tool_line(&name, args, &content));
                 }
-                StreamEvent::Reasoning(_) | StreamEvent::Compacted { .. } => {}
+                StreamEvent::Reasoning(_)
+                | StreamEvent::Compacted { .. }
+                | StreamEvent::Attempt { .. }
+                | StreamEvent::ResponseHead { .. }
+                | StreamEvent::AttemptFailed(_) => {}
             }
             let _ = std::io::stdout().flush();
         };
@@ -269,6 +273,14 @@ pub async fn run(sessions_dir: &Path) -> Result<ExitCode> {
 
 /// One readable line per event, for `dsh-host log` and the demo: what happened and why.
 pub fn describe_event(event: &Event) -> String {
+    format!(
+        "#{:<3} {} {:<17} {}",
+        event.seq, event.ts, event.kind, describe_detail(event)
+    )
+}
+
+/// What an event says, in words: the timeline line after its number, time and type.
+pub fn describe_detail(event: &Event) -> String {
     let d = &event.data;
     let s = |k: &str| {
         d.get(k)
@@ -297,7 +309,7 @@ pub fn describe_event(event: &Event) -> String {
             .unwrap_or_default();
         format!("{code}{status}: {msg}{hint}")
     };
-    let detail = match event.kind.as_str() {
+    match event.kind.as_str() {
         "session/start" => format!(
             "provider {} model {} via adapter {}",
             s("provider"),
@@ -416,9 +428,5 @@ pub fn describe_event(event: &Event) -> String {
                 .unwrap_or_default()
         ),
         _ => serde_json::to_string(d).unwrap_or_default(),
-    };
-    format!(
-        "#{:<3} {} {:<17} {}",
-        event.seq, event.ts, event.kind, detail
-    )
+    }
 }

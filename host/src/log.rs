@@ -283,6 +283,45 @@ impl SessionStore {
         Ok(true)
     }
 
+    /// The ids of the sessions in the directory (its `<id>.jsonl` files), in no particular order.
+    pub fn ids(&self) -> Result<Vec<String>> {
+        let entries = self
+            .dir
+            .entries()
+            .with_context(|| format!("listing the sessions directory {}", self.path.display()))?;
+        let mut ids = Vec::new();
+        for entry in entries {
+            let name = entry
+                .with_context(|| format!("listing the sessions directory {}", self.path.display()))?
+                .file_name();
+            let id = name.to_str().and_then(|n| n.strip_suffix(".jsonl"));
+            if let Some(id) = id.filter(|id| check_session_id(id).is_ok()) {
+                ids.push(id.to_string());
+            }
+        }
+        Ok(ids)
+    }
+
+    /// Whether a live writer holds the session now (a `run` or a gateway request in progress).
+    pub fn is_being_written(&self, id: &str) -> Result<bool> {
+        check_session_id(id)?;
+        let file = self.dir.open(log_name(id)).map_err(|e| self.open_error(id, e))?.into_std();
+        // Only a writer holds the lock exclusively, so a shared lock is refused exactly while one lives.
+        Ok(match file.try_lock_shared() {
+            Ok(()) => false,
+            Err(TryLockError::WouldBlock) => true,
+            Err(TryLockError::Error(_)) => false,
+        })
+    }
+
+    /// Follows a session that a writer may be appending to, from after event `after_seq`
+    /// (`dsh-host log --follow`). Modifies nothing.
+    pub fn follow(&self, id: &str, after_seq: u64) -> Result<SessionFollower> {
+        check_session_id(id)?;
+        let file = self.dir.open(log_name(id)).map_err(|e| self.open_error(id, e))?.into_std();
+        Ok(SessionFollower { id: id.to_string(), path: self.file_of(id), file, offset: 0, last_seq: after_seq })
+    }
+
     fn open_error(&self, id: &str, e: std::io::Error) -> anyhow::Error {
         if e.kind() == std::io::ErrorKind::NotFound {
             anyhow!(
@@ -391,6 +430,44 @@ impl SessionClaim<'_> {
         let next_seq = read.events.last().map(|e| e.seq + 1).unwrap_or(1);
         let commit = store.commit.clone();
         Ok((SessionLog { id, file, next_seq, commit, dir_pending: false }, read))
+    }
+}
+
+/// A reader that follows a session as its writer appends (see [`SessionStore::follow`]).
+pub struct SessionFollower {
+    id: String,
+    path: PathBuf,
+    file: File,
+    /// Where the next read starts: just after the last valid event read.
+    offset: u64,
+    last_seq: u64,
+}
+
+impl SessionFollower {
+    /// The events appended since the last call (those after `after_seq` on the first). Only the
+    /// valid events count: an unfinished or torn last line is read again at the next call, and a
+    /// writer that cuts a torn tail (on resume) only shortens the file behind the last of them.
+    pub fn poll(&mut self) -> Result<Vec<Event>> {
+        let len = self
+            .file
+            .metadata()
+            .with_context(|| format!("reading session '{}'", self.id))?
+            .len();
+        // The file was cut behind us (a torn tail moved aside): read on from its new end.
+        self.offset = self.offset.min(len);
+        let mut bytes = Vec::new();
+        self.file
+            .seek(std::io::SeekFrom::Start(self.offset))
+            .and_then(|_| self.file.read_to_end(&mut bytes))
+            .with_context(|| format!("reading session '{}'", self.id))?;
+        let scan = scan(&self.id, &self.path, &bytes)?;
+        self.offset += scan.layout.keep as u64;
+        let last = self.last_seq;
+        let events: Vec<Event> = scan.events.into_iter().filter(|e| e.seq > last).collect();
+        if let Some(e) = events.last() {
+            self.last_seq = e.seq;
+        }
+        Ok(events)
     }
 }
 
@@ -1152,6 +1229,49 @@ mod tests {
         });
         let err = claimer.unwrap_err().to_string();
         assert!(err.contains("no session 's'"), "{err}");
+    }
+
+    #[test]
+    fn a_follower_reads_each_event_once_as_it_is_appended_and_survives_a_cut_tail() {
+        let (_tmp, store) = store_with(&format!("{EVENT_1}\n"));
+        let mut follower = store.follow("s", 0).unwrap();
+        let seqs = |events: Vec<Event>| events.iter().map(|e| e.seq).collect::<Vec<_>>();
+        assert_eq!(seqs(follower.poll().unwrap()), [1]);
+        assert_eq!(seqs(follower.poll().unwrap()), Vec::<u64>::new());
+        // A line half written is not read until it is whole.
+        append_raw(&store, "s", br#"{"seq":2,"ts":"t","type":"turn/st"#);
+        assert_eq!(seqs(follower.poll().unwrap()), Vec::<u64>::new());
+        append_raw(&store, "s", b"art\",\"turn\":1}\n");
+        assert_eq!(seqs(follower.poll().unwrap()), [2]);
+        // A writer dies mid-line; the next one moves the torn tail aside and appends.
+        append_raw(&store, "s", br#"{"seq":3,"ts""#);
+        assert_eq!(seqs(follower.poll().unwrap()), Vec::<u64>::new());
+        let (mut log, _) = store.reopen("s").unwrap();
+        log.append("session/resumed", json!({})).unwrap();
+        assert_eq!(seqs(follower.poll().unwrap()), [3]);
+        // Following from a known event skips those before it.
+        assert_eq!(seqs(store.follow("s", 2).unwrap().poll().unwrap()), [3]);
+    }
+
+    #[test]
+    fn ids_are_the_session_files_and_a_live_writer_is_seen() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = SessionStore::open(tmp.path()).unwrap();
+        let log = store.create().unwrap();
+        std::fs::write(tmp.path().join("old.jsonl"), format!("{EVENT_1}\n")).unwrap();
+        std::fs::write(tmp.path().join("old.jsonl.torn"), "tail").unwrap();
+        std::fs::write(tmp.path().join(".hidden.jsonl"), "").unwrap();
+        std::fs::write(tmp.path().join("notes.txt"), "").unwrap();
+        let mut ids = store.ids().unwrap();
+        ids.sort();
+        let mut expected = vec![log.id().to_string(), "old".to_string()];
+        expected.sort();
+        assert_eq!(ids, expected);
+        assert!(store.is_being_written(log.id()).unwrap());
+        assert!(!store.is_being_written("old").unwrap());
+        let id = log.id().to_string();
+        drop(log);
+        assert!(!store.is_being_written(&id).unwrap());
     }
 
     #[test]

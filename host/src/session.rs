@@ -538,6 +538,7 @@ impl Session {
                 json!({"turn": turn, "step": step, "attempt": attempts, "provider": provider_name,
                        "model": request.model, "messages": request.messages.len()}),
             )?;
+            sink(StreamEvent::Attempt { turn, step, attempt: attempts });
             let outcome = tokio::select! {
                 outcome = run_attempt(&provider, &request, sink) => outcome,
                 _ = self.abort.aborted() => Err(LlmFailure::new("ABORTED", "aborted by the caller during the request")),
@@ -550,6 +551,7 @@ impl Session {
                 "llm/failure",
                 json!({"turn": turn, "step": step, "attempt": attempts, "provider": provider_name, "failure": failure}),
             )?;
+            sink(StreamEvent::AttemptFailed(failure.clone()));
 
             if self.committed.as_ref().is_some_and(|c| c.load(Ordering::SeqCst)) {
                 let reason = "part of this answer already reached the client; a retry would repeat it";

@@ -5,6 +5,7 @@
 mod support;
 
 mod benchmarks;
+mod cli_people;
 mod cli_run;
 mod contract;
 mod credentials;
