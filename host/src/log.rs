@@ -325,7 +325,7 @@ impl SessionStore {
     fn open_error(&self, id: &str, e: std::io::Error) -> anyhow::Error {
         if e.kind() == std::io::ErrorKind::NotFound {
             anyhow!(
-                "no session '{id}' in {} (list them with `ls {}`)",
+                "no session '{id}' in {} (list them with `dsh-host --sessions {} sessions list`)",
                 self.path.display(),
                 self.path.display()
             )
