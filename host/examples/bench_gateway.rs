@@ -142,8 +142,8 @@ fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-/// Resident memory of a process and all its descendants (LiteLLM may fork workers), in bytes.
-fn tree_rss(root: u32) -> u64 {
+/// A process and all its descendants (LiteLLM may fork workers).
+fn tree_pids(root: u32) -> Vec<u32> {
     let mut pids = vec![root];
     let mut parents: Vec<(u32, u32)> = Vec::new();
     if let Ok(dir) = std::fs::read_dir("/proc") {
@@ -163,7 +163,28 @@ fn tree_rss(root: u32) -> u64 {
         pids.extend(parents.iter().filter(|(_, pp)| *pp == p).map(|(c, _)| *c));
         i += 1;
     }
-    pids.iter().map(|p| rss_of(*p)).sum()
+    pids
+}
+
+/// Resident memory of a process tree, in bytes.
+fn tree_rss(root: u32) -> u64 {
+    tree_pids(root).iter().map(|p| rss_of(*p)).sum()
+}
+
+/// CPU time (user + system) a process tree has used so far, in seconds.
+fn tree_cpu(root: u32) -> f64 {
+    // SAFETY: sysconf only reads a constant.
+    let tick = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    tree_pids(root)
+        .iter()
+        .map(|p| {
+            let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
+            let f: Vec<&str> = stat.rsplit_once(')').map(|(_, r)| r.split_whitespace().collect()).unwrap_or_default();
+            // After the name: state is field 3, utime 14 and stime 15 (1-based) of the whole line.
+            let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+            (ticks(11) + ticks(12)) / tick
+        })
+        .sum()
 }
 
 fn rss_of(pid: u32) -> u64 {
@@ -321,6 +342,8 @@ struct Run {
     ok: u64,
     total: u64,
     errors: String,
+    /// CPU time (user + system) of the path's own process per request; 0 when not measured.
+    cpu_per_request_us: f64,
 }
 
 /// One oha run against `t`; `extra` sets the load (`-c`, `-z`, `-q`, ...).
@@ -346,7 +369,7 @@ fn oha(oha: &Path, t: &Target, extra: &[String]) -> Run {
             errors.push(format!("{n} × {k}"));
         }
     }
-    Run { rps: v["summary"]["requestsPerSec"].as_f64().unwrap_or(0.0), p50_us: pct("p50"), p99_us: pct("p99"), ok, total, errors: errors.join("; ") }
+    Run { rps: v["summary"]["requestsPerSec"].as_f64().unwrap_or(0.0), p50_us: pct("p50"), p99_us: pct("p99"), ok, total, errors: errors.join("; "), cpu_per_request_us: 0.0 }
 }
 
 // ---- the built-in client (quick mode, streams) ---------------------------------------------------------
@@ -382,7 +405,7 @@ async fn closed_loop(t: &Target, n: usize) -> Run {
         times.push(t0.elapsed().as_secs_f64() * 1e6);
     }
     let rps = n as f64 / started.elapsed().as_secs_f64();
-    Run { rps, p50_us: percentile(&times, 0.5), p99_us: percentile(&times, 0.99), ok, total: n as u64, errors: String::new() }
+    Run { rps, p50_us: percentile(&times, 0.5), p99_us: percentile(&times, 0.99), ok, total: n as u64, errors: String::new(), cpu_per_request_us: 0.0 }
 }
 
 fn percentile(v: &[f64], p: f64) -> f64 {
@@ -663,7 +686,9 @@ fn report_main(args: &[String]) {
     if let (Some(oha_bin), false) = (&o.oha, o.quick) {
         for t in &targets {
             let sampler = t.pid.map(RssSampler::start);
-            let r = oha(oha_bin, t, &["-c".into(), "64".into(), "-z".into(), format!("{secs}s"), "-w".into()]);
+            let cpu0 = t.pid.map(tree_cpu).unwrap_or(0.0);
+            let mut r = oha(oha_bin, t, &["-c".into(), "64".into(), "-z".into(), format!("{secs}s"), "-w".into()]);
+            r.cpu_per_request_us = (t.pid.map(tree_cpu).unwrap_or(0.0) - cpu0) / r.total.max(1) as f64 * 1e6;
             let peak = sampler.map(RssSampler::finish).unwrap_or(0);
             if t.label.starts_with("gateway") {
                 gw_loaded = peak;
@@ -675,7 +700,7 @@ fn report_main(args: &[String]) {
         }
         let lite = max.iter().find(|(l, _)| l.starts_with("LiteLLM")).map(|(_, r)| r.rps);
         writeln!(w, "\n### 6c. Maximum throughput (`oha -c 64 -z {secs}s -w`, no rate limit)\n").unwrap();
-        writeln!(w, "| path | requests/s | p50 | p99 | answered 200 | × LiteLLM proxy | target |\n| --- | --- | --- | --- | --- | --- | --- |").unwrap();
+        writeln!(w, "| path | requests/s | p50 | p99 | answered 200 | CPU per request (the path's process) | × LiteLLM proxy | target |\n| --- | --- | --- | --- | --- | --- | --- | --- |").unwrap();
         for (label, r) in &max {
             let ratio = lite.map(|l| format!("{:.1}×", r.rps / l)).unwrap_or_else(|| "—".into());
             let target = match (label.starts_with("gateway"), lite) {
@@ -683,11 +708,11 @@ fn report_main(args: &[String]) {
                 (true, None) => "≥ 50× (no LiteLLM run)".into(),
                 _ => String::new(),
             };
-            writeln!(w, "| {label} | {:.0} | {} | {} | {} / {} | {ratio} | {target} |{}", r.rps, us(r.p50_us), us(r.p99_us), r.ok, r.total, errors_note(r)).unwrap();
+            writeln!(w, "| {label} | {:.0} | {} | {} | {} / {} | {:.0} µs | {ratio} | {target} |{}", r.rps, us(r.p50_us), us(r.p99_us), r.ok, r.total, r.cpu_per_request_us, errors_note(r)).unwrap();
         }
         if let (Some(m), Some(m1)) = (&mock_max, &mock_one) {
             let _ = m1;
-            writeln!(w, "| embedded mock directly (`-c 64 -n 20000`) | {:.0} | {} | {} | {} / {} | | not the baseline |{}", m.rps, us(m.p50_us), us(m.p99_us), m.ok, m.total, errors_note(m)).unwrap();
+            writeln!(w, "| embedded mock directly (`-c 64 -n 20000`) | {:.0} | {} | {} | {} / {} | | | not the baseline |{}", m.rps, us(m.p50_us), us(m.p99_us), m.ok, m.total, errors_note(m)).unwrap();
         }
         writeln!(w, "\nAll processes share the machine's {} cores: the load generator, the upstream and the path under test compete for them, so the gateway's figure includes a process hop the direct path does not make.", cores()).unwrap();
     }
