@@ -1,4 +1,4 @@
-//! The benchmark report still works: one quick run (small streams, 50 sessions, one start-up each).
+//! The benchmark reports still work: quick runs (small streams, 50 sessions or streams, no oha or LiteLLM).
 //! Figures are printed, never asserted: speed is measured by `scripts/bench`, not by tests.
 
 use std::path::Path;
@@ -16,5 +16,23 @@ fn the_benchmark_report_runs_quickly_end_to_end() {
         assert!(text.contains(section), "{text}");
     }
     assert!(text.contains("| 50 / 50 |"), "every session completed: {text}");
+    println!("{text}");
+}
+
+/// The gateway benchmark's quick mode (no oha, no LiteLLM): the upstream, the gateway with auth on,
+/// a few requests at one connection and 50 concurrent streams through each path.
+#[test]
+fn the_gateway_benchmark_runs_quickly_end_to_end() {
+    let bin = Path::new(env!("CARGO_BIN_EXE_dsh-host"));
+    let bench = bin.parent().unwrap().join("examples").join("bench_gateway");
+    assert!(bench.exists(), "cargo test builds the examples: {}", bench.display());
+    let out = std::process::Command::new(&bench).args(["report", "--quick", "--dsh-host"]).arg(bin).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    for section in ["## 6. Gateway", "### 6a. Latency at one connection", "### 6d. 50 concurrent streams", "### 6e. Resident memory"] {
+        assert!(text.contains(section), "{text}");
+    }
+    // Every stream completed, directly and through the gateway.
+    assert_eq!(text.matches("| 50 / 50 | 0 |").count(), 2, "{text}");
     println!("{text}");
 }
