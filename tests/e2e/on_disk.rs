@@ -73,13 +73,13 @@ async fn a_cache_entry_swapped_for_another_guests_is_recompiled_never_run() {
     std::fs::copy(&anthropic, &openai).unwrap();
 
     let mock = mock(r#"{"steps":[{"completion":{"text":["fine"]}},{"completion":{"text":["fine"]}}]}"#).await;
-    let out = scratch
-        .command(&["run", "--base-url", &mock.base_url(), "--model", "gpt-test", "hi"], Some(TEST_KEY))
-        .env("DSH_CACHE_DIR", &cache)
-        .env("DSH_LOG", "info")
-        .output()
-        .await
-        .unwrap();
+    // One `run` on the mock with this cache, saying at `info` what it compiles.
+    let run = || {
+        let mut command = scratch.command(&["run", "--base-url", &mock.base_url(), "--model", "gpt-test", "hi"], Some(TEST_KEY));
+        command.env("DSH_CACHE_DIR", &cache).env("DSH_LOG", "info");
+        async move { command.output().await.unwrap() }
+    };
+    let out = run().await;
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
     assert_eq!(stdout(&out).trim_end(), "fine");
@@ -95,13 +95,7 @@ async fn a_cache_entry_swapped_for_another_guests_is_recompiled_never_run() {
     );
     // The entry was replaced by OpenAI's own code, which the next start loads without a word.
     assert_ne!(std::fs::read(&openai).unwrap(), std::fs::read(&anthropic).unwrap());
-    let out = scratch
-        .command(&["run", "--base-url", &mock.base_url(), "--model", "gpt-test", "hi"], Some(TEST_KEY))
-        .env("DSH_CACHE_DIR", &cache)
-        .env("DSH_LOG", "info")
-        .output()
-        .await
-        .unwrap();
+    let out = run().await;
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!stderr(&out).contains("compiling built-in guest"), "{}", stderr(&out));
 }
