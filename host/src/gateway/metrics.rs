@@ -44,6 +44,11 @@ pub struct Metrics {
     pub shed: Counter,
     pub latency: Family<ProviderLabels, Histogram>,
     pub first_content: Family<ProviderLabels, Histogram>,
+    /// The log committer's batches and failed syncs, copied from its own counts when the page is
+    /// rendered (the lock keeps two renders from adding the same difference twice).
+    log_sync_batches: Counter,
+    log_sync_failures: Counter,
+    log_sync_copy: std::sync::Mutex<()>,
 }
 
 impl Default for Metrics {
@@ -69,11 +74,45 @@ impl Default for Metrics {
         registry.register("request_duration_seconds", "Time from request to the end of the response", latency.clone());
         let first_content = Family::<ProviderLabels, Histogram>::new_with_constructor(|| Histogram::new(exponential_buckets(0.005, 2.0, 16)));
         registry.register("first_content_seconds", "Time from request to the first content sent (streaming)", first_content.clone());
-        Metrics { registry, requests, attempts, retries, failures, fallbacks, tokens, in_flight, shed, latency, first_content }
+        let log_sync_batches = Counter::default();
+        registry.register("log_sync_batches", "Batches of finished requests' session logs made durable by the log committer", log_sync_batches.clone());
+        let log_sync_failures = Counter::default();
+        registry.register(
+            "log_sync_failures",
+            "Log committer syncs that failed: answered requests whose end may not survive a crash (check the disk)",
+            log_sync_failures.clone(),
+        );
+        Metrics {
+            registry,
+            requests,
+            attempts,
+            retries,
+            failures,
+            fallbacks,
+            tokens,
+            in_flight,
+            shed,
+            latency,
+            first_content,
+            log_sync_batches,
+            log_sync_failures,
+            log_sync_copy: std::sync::Mutex::new(()),
+        }
     }
 }
 
 impl Metrics {
+    /// Brings the log committer's counts (batches, failures) into the page.
+    pub fn observe_log_commit(&self, batches: u64, failures: u64) {
+        let _one_at_a_time = self.log_sync_copy.lock().unwrap_or_else(|e| e.into_inner());
+        for (counter, now) in [(&self.log_sync_batches, batches), (&self.log_sync_failures, failures)] {
+            let shown = counter.get();
+            if now > shown {
+                counter.inc_by(now - shown);
+            }
+        }
+    }
+
     pub fn render(&self) -> String {
         let mut out = String::new();
         prometheus_client::encoding::text::encode(&mut out, &self.registry).expect("writing to a String cannot fail");
@@ -103,5 +142,11 @@ mod tests {
         assert!(text.contains("dsh_gateway_requests_total{provider=\"openai\",status=\"200\",stream=\"true\"} 1"), "{text}");
         assert!(text.contains("dsh_gateway_retries_total{provider=\"openai\",code=\"RATE_LIMITED\"} 1"), "{text}");
         assert!(text.contains("dsh_gateway_request_duration_seconds_bucket"), "{text}");
+        m.observe_log_commit(3, 0);
+        m.observe_log_commit(5, 1);
+        m.observe_log_commit(4, 1); // an older reading never takes a counter back
+        let text = m.render();
+        assert!(text.contains("dsh_gateway_log_sync_batches_total 5"), "{text}");
+        assert!(text.contains("dsh_gateway_log_sync_failures_total 1"), "{text}");
     }
 }

@@ -290,6 +290,9 @@ async fn metrics_text(State(gw): State<Arc<Gateway>>, headers: HeaderMap) -> Res
     if let Err(r) = gw.admit(&headers) {
         return r;
     }
+    if let Some(commit) = gw.store.group_commit() {
+        gw.metrics.observe_log_commit(commit.batches(), commit.failures());
+    }
     ([("content-type", "text/plain; version=0.0.4; charset=utf-8")], gw.metrics.render()).into_response()
 }
 
