@@ -194,7 +194,8 @@ pub fn parse_duration(value: &Value) -> Option<u64> {
         }
         _ => return None,
     };
-    (ms.is_finite() && ms >= 0.0 && ms < 1.8e19).then(|| ms.round() as u64)
+    // Beyond u64 (about 1.8e19 ms) is garbage, not a hint.
+    (0.0..1.8e19).contains(&ms).then(|| ms.round() as u64)
 }
 
 /// The RetryInfo delay among an error's `details`, if any.
