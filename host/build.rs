@@ -14,6 +14,7 @@ const GUESTS: &[(&str, &str)] = &[
     ("dsh-guest-llm-retry", "dsh_guest_llm_retry"),
     ("dsh-guest-compaction-basic", "dsh_guest_compaction_basic"),
     ("dsh-guest-anthropic", "dsh_guest_anthropic"),
+    ("dsh-guest-gemini", "dsh_guest_gemini"),
     ("dsh-test-wrong-world", "dsh_test_wrong_world"),
     ("dsh-test-hostile", "dsh_test_hostile"),
     ("dsh-test-bad-import", "dsh_test_bad_import"),

@@ -109,7 +109,7 @@ pub enum Command {
 
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
-    /// Provider: a preset (openai, anthropic, deepseek, openai-compatible) or a name from the config
+    /// Provider: a preset (openai, anthropic, gemini, deepseek, openai-compatible) or a name from the config
     /// file. openai-compatible (vLLM, llama.cpp, Ollama, OpenRouter, ...) needs --base-url and --model.
     #[arg(long)]
     pub provider: Option<String>,

@@ -46,7 +46,7 @@ pub const MAX_RETRY_DELAY_MS: u64 = 3_600_000;
 pub const MIN_STREAM_IDLE_TIMEOUT_MS: f64 = 1.0;
 
 /// The provider presets usable with no config file.
-pub const PRESETS: &[&str] = &["openai", "anthropic", "deepseek", "openai-compatible"];
+pub const PRESETS: &[&str] = &["openai", "anthropic", "gemini", "deepseek", "openai-compatible"];
 
 /// The default waterfall: compaction first (it acts only on overflows), then the retry policy.
 pub const DEFAULT_LISTENERS: &[&str] = &["compaction-basic", "llm-retry"];
@@ -689,6 +689,16 @@ pub fn preset(name: &str) -> Result<ProviderConfig> {
         "anthropic" => Ok(ProviderConfig {
             credential_headers: vec!["x-api-key".into()],
             ..base("anthropic", "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY", "claude-sonnet-4-5")
+        }),
+        // Gemini's native API (generateContent): the key goes in `x-goog-api-key`, never in the URL.
+        "gemini" => Ok(ProviderConfig {
+            credential_headers: vec!["x-goog-api-key".into()],
+            ..base(
+                "gemini",
+                "https://generativelanguage.googleapis.com/v1beta",
+                "GEMINI_API_KEY",
+                "gemini-2.5-flash",
+            )
         }),
         // DeepSeek speaks OpenAI's chat-completions API; the openai adapter knows its wordings.
         "deepseek" => Ok(base("openai", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", "deepseek-chat")),

@@ -328,3 +328,20 @@ fn session_retention_is_off_unless_set_and_checked() {
     assert!(e.contains("shorter than a minute"), "{e}");
     assert!(err("[sessions]\nkeep = \"30d\"").contains("unknown field"));
 }
+
+#[test]
+fn the_gemini_preset_is_the_builtin_adapter_with_its_key_in_x_goog_api_key_for_google_only() {
+    let c = Config::builtin();
+    let gemini = c.provider("gemini").unwrap();
+    assert_eq!(gemini.adapter, GuestRef::Builtin("gemini".into()));
+    assert_eq!(gemini.base_url, "https://generativelanguage.googleapis.com/v1beta");
+    assert_eq!(gemini.model, "gemini-2.5-flash");
+    assert_eq!(gemini.credential_headers, ["x-goog-api-key"]);
+    assert_eq!(gemini.key_env(), Ok("GEMINI_API_KEY"));
+    let moved = parse("[providers.gemini]\nbase_url = \"https://proxy.example/v1beta\"").unwrap();
+    let e = moved.provider("gemini").unwrap().key_env().unwrap_err();
+    assert!(
+        e.contains("GEMINI_API_KEY is the key of generativelanguage.googleapis.com and is not sent to proxy.example"),
+        "{e}"
+    );
+}

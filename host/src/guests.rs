@@ -48,12 +48,16 @@ pub fn builtin_adapter(name: &str) -> Option<GuestSource> {
             name: "anthropic",
             bytes: ANTHROPIC,
         }),
+        "gemini" => Some(GuestSource::Embedded {
+            name: "gemini",
+            bytes: GEMINI,
+        }),
         _ => None,
     }
 }
 
 /// Names of the built-in adapters, for error messages.
-pub const BUILTIN_ADAPTERS: &[&str] = &["openai", "anthropic"];
+pub const BUILTIN_ADAPTERS: &[&str] = &["openai", "anthropic", "gemini"];
 
 /// The built-in recovery listeners, by name.
 pub fn builtin_listener(name: &str) -> Option<GuestSource> {
@@ -74,6 +78,7 @@ pub const BUILTIN_LISTENERS: &[&str] = &["compaction-basic", "llm-retry"];
 
 static OPENAI: &[u8] = include_bytes!(concat!(env!("DSH_GUEST_DIR"), "/dsh_guest_openai.wasm"));
 static ANTHROPIC: &[u8] = include_bytes!(concat!(env!("DSH_GUEST_DIR"), "/dsh_guest_anthropic.wasm"));
+static GEMINI: &[u8] = include_bytes!(concat!(env!("DSH_GUEST_DIR"), "/dsh_guest_gemini.wasm"));
 static LLM_RETRY: &[u8] =
     include_bytes!(concat!(env!("DSH_GUEST_DIR"), "/dsh_guest_llm_retry.wasm"));
 static COMPACTION_BASIC: &[u8] = include_bytes!(concat!(

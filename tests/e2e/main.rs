@@ -5,6 +5,7 @@
 mod support;
 
 mod benchmarks;
+mod builtin_gemini;
 mod cli_people;
 mod cli_run;
 mod contract;
