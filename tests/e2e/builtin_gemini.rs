@@ -26,15 +26,6 @@ async fn run(mock: &dsh_host::mock::MockServer, scratch: &Scratch, rest: &[&str]
         .expect("dsh-host runs")
 }
 
-fn script(steps: &[Value]) -> String {
-    json!({ "steps": steps }).to_string()
-}
-
-/// One SSE step: a `data:` event per GenerateContentResponse.
-fn sse(responses: &[Value]) -> Value {
-    json!({ "events": responses.iter().map(|r| json!({ "data": r.to_string() })).collect::<Vec<_>>() })
-}
-
 fn answer(parts: Value, finish: Option<&str>) -> Value {
     let mut candidate = json!({ "content": { "parts": parts, "role": "model" }, "index": 0 });
     if let Some(reason) = finish {

@@ -11,10 +11,6 @@ const RATE_LIMITED_1S: &str = r#"{"status":429,"headers":{"retry-after":"1"},"bo
 /// An answer whose head waits 600 ms, so the spinner has something to wait for.
 const SLOW_HELLO: &str = r#"{"completion":{"text":["Hel","lo"],"delay_ms":20},"stall_before_headers_ms":600}"#;
 
-fn script(steps: &[&str]) -> String {
-    format!(r#"{{"steps":[{}]}}"#, steps.join(","))
-}
-
 /// What a process wrote to its terminal (stdout and stderr, both on one pseudo-terminal of 120
 /// columns), and how it ended.
 struct Screen {
@@ -61,7 +57,7 @@ fn fast_retries(scratch: &Scratch) {
 
 #[tokio::test]
 async fn on_a_terminal_a_backoff_counts_down_and_a_slow_head_shows_a_spinner() {
-    let mock = mock(&script(&[RATE_LIMITED_1S, SLOW_HELLO])).await;
+    let mock = mock(&script_of(&[RATE_LIMITED_1S, SLOW_HELLO])).await;
     let scratch = Scratch::new();
     let mut cmd = scratch.command(&["run", "--base-url", &mock.base_url(), "hi"], Some(TEST_KEY));
     cmd.env("NO_COLOR", "1");
@@ -79,7 +75,7 @@ async fn on_a_terminal_a_backoff_counts_down_and_a_slow_head_shows_a_spinner() {
 
 #[tokio::test]
 async fn quiet_or_off_a_terminal_there_is_no_live_line_and_stdout_is_the_answer() {
-    let mock = mock(&script(&[RATE_LIMITED_1S, SLOW_HELLO, RATE_LIMITED_1S, SLOW_HELLO])).await;
+    let mock = mock(&script_of(&[RATE_LIMITED_1S, SLOW_HELLO, RATE_LIMITED_1S, SLOW_HELLO])).await;
     let scratch = Scratch::new();
     let args = ["run", "--quiet", "--base-url", &mock.base_url(), "hi"];
     let screen = in_terminal(scratch.command(&args, Some(TEST_KEY))).await;
@@ -98,7 +94,7 @@ async fn quiet_or_off_a_terminal_there_is_no_live_line_and_stdout_is_the_answer(
 #[tokio::test]
 async fn a_failure_is_coloured_on_a_terminal_unless_no_color() {
     let unauthorized = r#"{"status":401,"body":"{\"error\":{\"message\":\"Incorrect API key provided\",\"code\":\"invalid_api_key\"}}"}"#;
-    let mock = mock(&script(&[unauthorized, unauthorized, unauthorized])).await;
+    let mock = mock(&script_of(&[unauthorized, unauthorized, unauthorized])).await;
     let scratch = Scratch::new();
     let args = ["run", "--base-url", &mock.base_url(), "hi"];
 
@@ -223,7 +219,7 @@ async fn run_json_is_one_documented_object_per_line_with_attempt_numbers() {
     let cut = r#"{"events":[{"data":{"choices":[{"index":0,"delta":{"content":"Hel"},"finish_reason":null}]}}]}"#;
     let call = r#"{"completion":{"finish":"tool_calls","tool_calls":[{"id":"c1","name":"calculator","arguments":["{\"expression\"",":\"2+2\"}"]}]}}"#;
     let answer = r#"{"completion":{"text":["Fo","ur"],"delay_ms":10}}"#;
-    let mock = mock(&script(&[cut, call, answer])).await;
+    let mock = mock(&script_of(&[cut, call, answer])).await;
     let scratch = Scratch::new();
     fast_retries(&scratch);
     let out = scratch
@@ -284,7 +280,7 @@ async fn run_json_is_one_documented_object_per_line_with_attempt_numbers() {
 #[tokio::test]
 async fn run_json_reports_a_failed_turn_and_keeps_its_exit_code() {
     let unauthorized = r#"{"status":401,"headers":{"x-request-id":"req_1"},"body":"{\"error\":{\"message\":\"Incorrect API key provided\",\"code\":\"invalid_api_key\"}}"}"#;
-    let mock = mock(&script(&[unauthorized])).await;
+    let mock = mock(&script_of(&[unauthorized])).await;
     let scratch = Scratch::new();
     let out = scratch.run_bin(&["run", "--json", "--base-url", &mock.base_url(), "hi"], Some(TEST_KEY)).await;
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
@@ -304,7 +300,7 @@ async fn run_json_reports_a_failed_turn_and_keeps_its_exit_code() {
 async fn sessions_list_and_log_last_over_real_logs_with_a_torn_one() {
     let ok = |text: &str| format!(r#"{{"completion":{{"text":["{text}"]}}}}"#);
     let unauthorized = r#"{"status":401,"body":"{\"error\":{\"message\":\"Incorrect API key provided\"}}"}"#;
-    let mock = mock(&script(&[&ok("one"), &ok("two"), unauthorized])).await;
+    let mock = mock(&script_of(&[&ok("one"), &ok("two"), unauthorized])).await;
     let scratch = Scratch::new();
     let mut ids = Vec::new();
     for (model, prompt) in [("m-first", "a"), ("m-second", "b"), ("m-third", "c")] {
@@ -356,7 +352,7 @@ async fn sessions_list_and_log_last_over_real_logs_with_a_torn_one() {
 #[tokio::test]
 async fn log_follow_prints_what_another_process_writes_as_it_comes() {
     // The writer waits 1 s (a retry-after) between its first failure and its answer.
-    let mock = mock(&script(&[RATE_LIMITED_1S, r#"{"completion":{"text":["late"]}}"#])).await;
+    let mock = mock(&script_of(&[RATE_LIMITED_1S, r#"{"completion":{"text":["late"]}}"#])).await;
     let scratch = Scratch::new();
     let mut writer = scratch
         .command(&["run", "--base-url", &mock.base_url(), "hi"], Some(TEST_KEY))

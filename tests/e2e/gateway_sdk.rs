@@ -166,32 +166,8 @@ impl Scenario {
 
 // ---- mock steps ---------------------------------------------------------------------------------
 
-fn script(steps: &[Value]) -> String {
-    json!({ "steps": steps }).to_string()
-}
-
 fn completion(text: &[&str]) -> Value {
     json!({"completion": {"text": text, "usage": {"prompt_tokens": 7, "completion_tokens": 3}}})
-}
-
-fn openai_error(status: u16, message: &str, kind: &str, code: Value, headers: Value) -> Value {
-    let mut h = json!({"content-type": "application/json"});
-    h.as_object_mut()
-        .unwrap()
-        .extend(headers.as_object().cloned().unwrap_or_default());
-    json!({"status": status, "headers": h,
-           "body": json!({"error": {"message": message, "type": kind, "param": null, "code": code}}).to_string()})
-}
-
-fn rate_limited(retry_after: Option<&str>) -> Value {
-    let headers = retry_after.map_or(json!({}), |s| json!({"retry-after": s}));
-    openai_error(
-        429,
-        "Rate limit reached for requests",
-        "requests",
-        json!("rate_limit_exceeded"),
-        headers,
-    )
 }
 
 /// An OpenAI stream chunk carrying `delta`.

@@ -100,15 +100,6 @@ async fn run_gemini(scratch: &Scratch, args: &[&str]) -> Output {
         .expect("dsh-host runs")
 }
 
-fn script(steps: &[Value]) -> String {
-    json!({ "steps": steps }).to_string()
-}
-
-/// A raw SSE step: one `data:` event per Gemini response (strings: sent byte for byte).
-fn sse(responses: &[Value]) -> Value {
-    json!({ "events": responses.iter().map(|r| json!({ "data": r.to_string() })).collect::<Vec<_>>() })
-}
-
 fn text_response(text: &str, finish: Option<&str>) -> Value {
     let mut candidate =
         json!({ "content": { "parts": [{ "text": text }], "role": "model" }, "index": 0 });

@@ -11,10 +11,6 @@ fn ok(text: &str) -> String {
     format!(r#"{{"completion":{{"text":["{text}"]}}}}"#)
 }
 
-fn script(steps: &[&str]) -> String {
-    format!(r#"{{"steps":[{}]}}"#, steps.join(","))
-}
-
 fn args(url: &str) -> Vec<&str> {
     vec!["run", "--base-url", url, "hi"]
 }
@@ -42,7 +38,7 @@ fn fast_policy(extra: &str) -> String {
 
 #[tokio::test]
 async fn a_429_with_retry_after_waits_that_long_then_succeeds() {
-    let mock = mock(&script(&[
+    let mock = mock(&script_of(&[
         r#"{"status":429,"headers":{"retry-after":"1"},"body":"{\"error\":{\"message\":\"Rate limit reached\",\"code\":\"rate_limit_exceeded\"}}"}"#,
         &ok("made it"),
     ]))
@@ -74,7 +70,7 @@ async fn a_429_with_retry_after_waits_that_long_then_succeeds() {
 
 #[tokio::test]
 async fn two_server_errors_then_success_back_off_exponentially() {
-    let mock = mock(&script(&[
+    let mock = mock(&script_of(&[
         SERVER_ERROR,
         SERVER_ERROR,
         &ok("third time lucky"),
@@ -104,7 +100,7 @@ const RETRY_AFTER_10: &str = r#"{"status":429,"headers":{"retry-after":"10"},"bo
 
 #[tokio::test]
 async fn a_retry_after_beyond_the_cap_gives_up_in_normal_mode() {
-    let mock = mock(&script(&[RETRY_AFTER_10, &ok("unreachable")])).await;
+    let mock = mock(&script_of(&[RETRY_AFTER_10, &ok("unreachable")])).await;
     let scratch = Scratch::new();
     scratch.config(&fast_policy("max_delay_ms = 2000"));
     let out = scratch
@@ -119,7 +115,7 @@ async fn a_retry_after_beyond_the_cap_gives_up_in_normal_mode() {
 
 #[tokio::test]
 async fn a_retry_after_beyond_the_cap_falls_back_to_the_own_delay_in_always_mode() {
-    let mock = mock(&script(&[RETRY_AFTER_10, &ok("anyway")])).await;
+    let mock = mock(&script_of(&[RETRY_AFTER_10, &ok("anyway")])).await;
     let scratch = Scratch::new();
     scratch.config(&fast_policy("max_delay_ms = 2000\nmode = \"always\""));
     let out = scratch
@@ -136,7 +132,7 @@ async fn a_retry_after_beyond_the_cap_falls_back_to_the_own_delay_in_always_mode
 
 #[tokio::test]
 async fn a_non_retryable_failure_is_not_retried() {
-    let mock = mock(&script(&[
+    let mock = mock(&script_of(&[
         r#"{"status":400,"body":"{\"error\":{\"message\":\"Invalid value for 'temperature'\",\"type\":\"invalid_request_error\"}}"}"#,
         &ok("unreachable"),
     ]))
@@ -161,7 +157,7 @@ async fn a_non_retryable_failure_is_not_retried() {
 
 #[tokio::test]
 async fn max_retries_exhausted_exits_non_zero_with_the_last_failure() {
-    let mock = mock(&script(&[
+    let mock = mock(&script_of(&[
         SERVER_ERROR,
         SERVER_ERROR,
         SERVER_ERROR,
@@ -194,7 +190,7 @@ async fn max_retries_exhausted_exits_non_zero_with_the_last_failure() {
 #[tokio::test]
 async fn a_context_overflow_is_compacted_and_retried_then_succeeds() {
     let overflow = r#"{"status":400,"body":"{\"error\":{\"message\":\"This model's maximum context length is 4097 tokens.\",\"type\":\"invalid_request_error\",\"code\":\"context_length_exceeded\"}}"}"#;
-    let mock = mock(&script(&[
+    let mock = mock(&script_of(&[
         &ok("first answer"),
         &ok("second answer"),
         overflow,
@@ -285,7 +281,7 @@ async fn wait_for(scratch: &Scratch, kind: &str, n: usize) -> Vec<Event> {
 
 #[tokio::test]
 async fn killed_during_a_backoff_then_resumed_continues_the_count_from_the_log() {
-    let mock = mock(&script(&[
+    let mock = mock(&script_of(&[
         SERVER_ERROR,
         SERVER_ERROR,
         SERVER_ERROR,
@@ -347,7 +343,7 @@ async fn killed_during_a_backoff_then_resumed_continues_the_count_from_the_log()
 
 #[tokio::test]
 async fn sigint_during_a_long_backoff_ends_at_once_as_aborted() {
-    let mock = mock(&script(&[SERVER_ERROR, &ok("unreachable")])).await;
+    let mock = mock(&script_of(&[SERVER_ERROR, &ok("unreachable")])).await;
     let scratch = Scratch::new();
     scratch.config("[providers.openai.retry_policy]\ninitial_delay_ms = 60000\n");
     let mut child = scratch
@@ -427,7 +423,7 @@ async fn resuming_a_session_id_that_escapes_the_directory_is_refused() {
 
 #[tokio::test]
 async fn resuming_a_finished_session_without_a_prompt_says_what_to_do() {
-    let mock = mock(&script(&[&ok("done")])).await;
+    let mock = mock(&script_of(&[&ok("done")])).await;
     let scratch = Scratch::new();
     assert!(
         scratch

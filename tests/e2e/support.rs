@@ -7,6 +7,9 @@ use dsh_host::mock::{MockScript, MockServer};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+pub mod steps;
+pub use steps::*;
+
 pub const TEST_KEY: &str = "sk-test-0123456789abcdef";
 
 pub async fn mock(script_json: &str) -> MockServer {
