@@ -385,6 +385,16 @@ mod tests {
         assert_eq!(FailureCode::parse("rate_limited"), None);
     }
 
+    /// The guest SDK (guests/support) spells the codes for guests that cannot depend on the host;
+    /// both must write every code alike, in the WIT's order.
+    #[test]
+    fn the_guest_sdk_writes_every_code_as_the_host_does() {
+        use dsh_guest_support::types::FailureCode as SdkCode;
+        let host: Vec<&str> = FailureCode::ALL.iter().map(|c| c.as_str()).collect();
+        let sdk: Vec<&str> = SdkCode::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(host, sdk);
+    }
+
     /// The log keeps the form it had before content became parts: old logs read back, and a text
     /// message is written exactly as before.
     #[test]
