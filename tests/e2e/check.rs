@@ -164,3 +164,20 @@ async fn bad_case_files_and_components_are_refused_with_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("no built-in guest \"nope\"") && stderr(&out).contains("openai"), "{}", stderr(&out));
 }
+
+/// A guest that traps fails the case that made it trap, naming the guest; the check goes on.
+#[tokio::test]
+async fn a_trap_is_a_failed_case_naming_the_guest() {
+    let scratch = Scratch::new();
+    let cases = scratch.dir.path().join("panics.json");
+    std::fs::write(&cases, r#"{"cases": [{"name": "a request that makes it panic", "request": {"model": "panic", "messages": [{"role": "User", "content": "hi"}]}}]}"#).unwrap();
+    let hostile = test_guest("dsh_test_hostile");
+    let out = scratch.run_bin(&["check", hostile.to_str().unwrap(), "--cases", cases.to_str().unwrap()], None).await;
+    let table = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{table}{}", stderr(&out));
+    let row = table.lines().position(|l| l.contains("a request that makes it panic (plan)")).unwrap_or_else(|| panic!("{table}"));
+    let lines: Vec<&str> = table.lines().collect();
+    assert!(lines[row].trim_end().ends_with("FAIL"), "{}", lines[row]);
+    assert!(lines[row + 1].contains("ADAPTER_FAULT") && lines[row + 1].contains("guest 'hostile'") && lines[row + 1].contains("panic"), "{}", lines[row + 1]);
+    assert!(table.contains("fuzz: 48 garbage error bodies"), "the check went on after the trap:\n{table}");
+}

@@ -111,16 +111,19 @@ impl Report {
                 ]
             })
             .collect();
+        // The case is never cut (it is what a reader looks for); expected and got are, their whole
+        // story is in the problems below a failed row.
+        let cap = |column: usize| if column == 0 { usize::MAX } else { COLUMN_CAP };
         let mut widths = headers.map(str::len);
         for row in &cells {
-            for (w, cell) in widths.iter_mut().zip(row.iter()) {
-                *w = (*w).max(cell.chars().count().min(COLUMN_CAP));
+            for (i, (w, cell)) in widths.iter_mut().zip(row.iter()).enumerate() {
+                *w = (*w).max(cell.chars().count().min(cap(i)));
             }
         }
         let mut out = String::new();
         let line = |out: &mut String, cells: [&str; 4]| {
             let parts: Vec<String> =
-                cells.iter().zip(widths).map(|(c, w)| format!("{:<w$}", clip(c, COLUMN_CAP))).collect();
+                cells.iter().zip(widths).enumerate().map(|(i, (c, w))| format!("{:<w$}", clip(c, cap(i)))).collect();
             let _ = writeln!(out, "{}", parts.join("  ").trim_end());
         };
         let g = &self.guest;
@@ -151,7 +154,7 @@ impl Report {
     }
 }
 
-/// A cell wider than this is cut (the problems below the row say it all).
+/// An expected or got cell wider than this is cut (the problems below the row say it all).
 const COLUMN_CAP: usize = 60;
 
 /// `text` on one line, at most `max` characters (an ellipsis marks the cut).
