@@ -181,3 +181,26 @@ async fn a_trap_is_a_failed_case_naming_the_guest() {
     assert!(lines[row + 1].contains("ADAPTER_FAULT") && lines[row + 1].contains("guest 'hostile'") && lines[row + 1].contains("panic"), "{}", lines[row + 1]);
     assert!(table.contains("fuzz: 48 garbage error bodies"), "the check went on after the trap:\n{table}");
 }
+
+/// An adapter whose decoder takes every read for a whole line decodes a recorded stream correctly
+/// in one piece, and wrongly in any other: split-invariance catches it.
+#[tokio::test]
+async fn a_decoder_that_depends_on_the_reads_fails_split_invariance() {
+    let scratch = Scratch::new();
+    let cases = scratch.dir.path().join("stream.json");
+    std::fs::write(
+        &cases,
+        r#"{"cases": [{"name": "recorded stream", "response": {"status": 200, "headers": {"content-type": "text/event-stream"},
+            "events": ["data: Hello\n\n", "data: world\n\n", "data: [DONE]\n\n"]}, "expect": {"text": "Helloworld"}}]}"#,
+    )
+    .unwrap();
+    let guest = test_guest("dsh_test_split_variant");
+    let (report, code) = check_json(&[guest.to_str().unwrap(), "--cases", cases.to_str().unwrap()]).await;
+    assert_eq!(code, Some(1));
+    let row = report["rows"].as_array().unwrap().iter().find(|r| r["case"] == "recorded stream").expect("the case's row");
+    assert_eq!(row["passed"], false);
+    assert_eq!(row["got"], "success (10 chars)", "whole, it decodes right");
+    let problems = row["problems"].to_string();
+    assert!(problems.contains("decoding byte by byte differs from decoding whole"), "{problems}");
+    assert!(problems.contains("random pieces (seed 1)"), "{problems}");
+}
