@@ -20,6 +20,7 @@ const GUESTS: &[(&str, &str)] = &[
     ("dsh-test-bad-import", "dsh_test_bad_import"),
     ("dsh-test-v0-1-adapter", "dsh_test_v0_1_adapter"),
     ("dsh-test-future-version", "dsh_test_future_version"),
+    ("dsh-test-split-variant", "dsh_test_split_variant"),
 ];
 
 fn main() {

@@ -158,6 +158,11 @@ impl AdapterInstance {
         &self.name
     }
 
+    /// The high-water mark of this instance's linear memory, in bytes.
+    pub fn peak_memory_bytes(&self) -> usize {
+        self.store.data().peak_memory_bytes()
+    }
+
     fn guard(&self) -> Result<(), LlmFailure> {
         match &self.faulted {
             Some(f) => Err(f.clone()),

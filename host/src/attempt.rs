@@ -145,7 +145,7 @@ async fn attempt(
             // After the consumer took the chunks: its time is never the provider's.
             idle.progress();
         }
-        if at_end || assembly.finish.is_some() {
+        if at_end || assembly.finished() {
             // The answer is complete; a provider that keeps the connection open must not hold us.
             break;
         }
@@ -157,7 +157,7 @@ async fn attempt(
 /// streams empty deltas as keepalives must not hold a session forever); a `progress` chunk is how an
 /// adapter reports progress without content (a thinking block starting). A dsh:llm@0.1.0 adapter
 /// had no such chunk and sent an empty reasoning chunk instead: `compat` turns that into progress.
-fn is_progress(chunk: &Chunk) -> bool {
+pub(crate) fn is_progress(chunk: &Chunk) -> bool {
     match chunk {
         Chunk::Text(text) | Chunk::Reasoning(text) => !text.is_empty(),
         Chunk::Progress(_)
@@ -169,7 +169,9 @@ fn is_progress(chunk: &Chunk) -> bool {
 }
 
 /// The chunks of one attempt, put together, within the host's caps on what a guest may return.
-struct Assembly<'a> {
+/// `dsh-host check` assembles its decoded cases through it too, so that a case ends exactly as an
+/// attempt would (truncation, empty completion, in-band errors).
+pub(crate) struct Assembly<'a> {
     guest: &'a str,
     caps: ReturnCaps,
     completion: Completion,
@@ -183,7 +185,7 @@ struct Assembly<'a> {
 }
 
 impl<'a> Assembly<'a> {
-    fn new(guest: &'a str, caps: ReturnCaps) -> Self {
+    pub(crate) fn new(guest: &'a str, caps: ReturnCaps) -> Self {
         Assembly {
             guest,
             caps,
@@ -193,6 +195,11 @@ impl<'a> Assembly<'a> {
             bytes: 0,
             finish: None,
         }
+    }
+
+    /// Whether a finish arrived: the answer is complete, whatever the connection does next.
+    pub(crate) fn finished(&self) -> bool {
+        self.finish.is_some()
     }
 
     /// Counts `more` bytes against the completion's size cap.
@@ -214,7 +221,7 @@ impl<'a> Assembly<'a> {
     /// Takes the chunks of one network read. Consecutive text (or reasoning) pieces of one read go to
     /// the sink as one event: a consumer that writes each event to a terminal pays one write per
     /// read, not one per token.
-    fn absorb(&mut self, chunks: Vec<Chunk>, sink: &mut (dyn FnMut(StreamEvent) + Send)) -> Result<(), LlmFailure> {
+    pub(crate) fn absorb(&mut self, chunks: Vec<Chunk>, sink: &mut (dyn FnMut(StreamEvent) + Send)) -> Result<(), LlmFailure> {
         let mut text = String::new();
         let mut reasoning = String::new();
         let flush = |text: &mut String, reasoning: &mut String, sink: &mut (dyn FnMut(StreamEvent) + Send)| {
@@ -302,7 +309,7 @@ impl<'a> Assembly<'a> {
     }
 
     /// The failures only the host can see: no finish, an error finish, an empty completion.
-    fn conclude(mut self, status: u16) -> Result<Completion, LlmFailure> {
+    pub(crate) fn conclude(mut self, status: u16) -> Result<Completion, LlmFailure> {
         let guest = self.guest;
         let Some(finish) = self.finish else {
             return Err(LlmFailure::new(

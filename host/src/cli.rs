@@ -24,6 +24,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 /// Exit status when the turn failed with a canonical failure.
 pub const EXIT_TURN_FAILED: u8 = 1;
+/// Exit status when `check` found a failing case.
+pub const EXIT_CHECK_FAILED: u8 = 1;
 /// Exit status for a usage, configuration or host error.
 pub const EXIT_HOST_ERROR: u8 = 2;
 /// Exit status when the user interrupted the turn (Ctrl-C): 128 + SIGINT, as shells expect.
@@ -75,6 +77,10 @@ pub enum Command {
     },
     /// Run scripted sessions against the embedded mock provider: no network, no key needed.
     Demo,
+    /// Check an adapter or listener component against the contract: the built-in corpus, your own
+    /// cases, split-invariant and deterministic decoding, a seeded fuzz (see docs/check.md).
+    /// Exits 0 if every case passes, 1 if one fails, 2 if the component or a case file is malformed.
+    Check(CheckArgs),
     /// Print a session's timeline.
     Log {
         /// The session id printed by `dsh-host run` (see `dsh-host sessions list`).
@@ -105,6 +111,29 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    /// The component to check (.wasm): an adapter or a listener, of dsh:llm 0.2.0 or 0.1.0.
+    #[arg(value_name = "FILE.wasm", required_unless_present = "builtin", conflicts_with = "builtin")]
+    pub file: Option<PathBuf>,
+    /// Check a guest built into dsh-host instead (openai, anthropic, gemini, llm-retry,
+    /// compaction-basic), with its own cases unless --cases is given.
+    #[arg(long, value_name = "NAME")]
+    pub builtin: Option<String>,
+    /// Your cases: a case file or a directory of them (*.json), as docs/check.md describes.
+    #[arg(long, value_name = "FILE_OR_DIR")]
+    pub cases: Option<PathBuf>,
+    /// A listener's configuration (JSON), as `config` under [[listeners]] would give it.
+    #[arg(long, value_name = "JSON")]
+    pub listener_config: Option<String>,
+    /// The seed of the random cuttings, samples and fuzz: the same seed replays the same check.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print the report as JSON (docs/check.md) instead of the table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -197,6 +226,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
             record,
         } => serve_mock(&script, port, record).await,
         Command::Demo => crate::demo::run(&sessions_dir).await,
+        Command::Check(args) => check(args).await,
         Command::Serve { listen, allow_unauthenticated } => serve(cli.config.as_deref(), &sessions_dir, listen, allow_unauthenticated).await,
         Command::Log { id, last, follow, json } => {
             let which = match (id, last) {
@@ -423,6 +453,22 @@ pub fn tool_line(name: &str, arguments: &str, content: &str) -> String {
         short(arguments, 120),
         short(content, 160)
     )
+}
+
+/// `dsh-host check`: the report on stdout, the exit status says whether every case passed.
+async fn check(args: CheckArgs) -> Result<ExitCode> {
+    let target = match (args.file, args.builtin) {
+        (Some(file), _) => crate::check::Target::File(file),
+        (None, Some(name)) => crate::check::Target::Builtin(name),
+        (None, None) => bail!("give the component to check (FILE.wasm) or --builtin NAME"),
+    };
+    let options = crate::check::CheckOptions { cases: args.cases, seed: args.seed, listener_config: args.listener_config };
+    let report = crate::check::check(&default_engine()?, &target, &options).await?;
+    let mut out = std::io::stdout();
+    let text = if args.json { report.json() + "\n" } else { report.table() };
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+    Ok(if report.passed { ExitCode::SUCCESS } else { ExitCode::from(EXIT_CHECK_FAILED) })
 }
 
 async fn serve(config_path: Option<&Path>, sessions_dir: &Path, listen: Option<SocketAddr>, allow_unauthenticated: bool) -> Result<ExitCode> {

@@ -100,7 +100,7 @@ impl GuestLimits {
 pub struct GuestState {
     wasi: WasiCtx,
     table: ResourceTable,
-    limits: StoreLimits,
+    limits: PeakLimiter,
     output: CapturedOutput,
     ticker: Arc<Ticker>,
     /// The budget of one call, in ticks, and the ticks the call in progress has run for.
@@ -122,10 +122,13 @@ impl GuestState {
         GuestState {
             wasi,
             table: ResourceTable::new(),
-            limits: StoreLimitsBuilder::new()
-                .memory_size(limits.memory_bytes)
-                .trap_on_grow_failure(true)
-                .build(),
+            limits: PeakLimiter {
+                limits: StoreLimitsBuilder::new()
+                    .memory_size(limits.memory_bytes)
+                    .trap_on_grow_failure(true)
+                    .build(),
+                peak_memory_bytes: 0,
+            },
             output,
             ticker,
             budget_ticks: (limits.call_deadline.as_millis() / EPOCH_TICK.as_millis()).max(1) as u64,
@@ -138,8 +141,55 @@ impl GuestState {
         self.output.text()
     }
 
+    /// The largest a linear memory of this store has grown to (its high-water mark), in bytes.
+    pub fn peak_memory_bytes(&self) -> usize {
+        self.limits.peak_memory_bytes
+    }
+
     fn limiter(&mut self) -> &mut dyn ResourceLimiter {
         &mut self.limits
+    }
+}
+
+/// The store's limits, recording the high-water mark of linear memory on the way (`dsh-host
+/// check` reports it). Memory only grows, so the last growth allowed is the peak; recording it costs
+/// nothing between growths.
+struct PeakLimiter {
+    limits: StoreLimits,
+    peak_memory_bytes: usize,
+}
+
+impl ResourceLimiter for PeakLimiter {
+    fn memory_growing(&mut self, current: usize, desired: usize, maximum: Option<usize>) -> wasmtime::Result<bool> {
+        let allowed = self.limits.memory_growing(current, desired, maximum)?;
+        if allowed {
+            self.peak_memory_bytes = self.peak_memory_bytes.max(desired);
+        }
+        Ok(allowed)
+    }
+
+    fn memory_grow_failed(&mut self, error: wasmtime::Error) -> wasmtime::Result<()> {
+        self.limits.memory_grow_failed(error)
+    }
+
+    fn table_growing(&mut self, current: usize, desired: usize, maximum: Option<usize>) -> wasmtime::Result<bool> {
+        self.limits.table_growing(current, desired, maximum)
+    }
+
+    fn table_grow_failed(&mut self, error: wasmtime::Error) -> wasmtime::Result<()> {
+        self.limits.table_grow_failed(error)
+    }
+
+    fn instances(&self) -> usize {
+        self.limits.instances()
+    }
+
+    fn tables(&self) -> usize {
+        self.limits.tables()
+    }
+
+    fn memories(&self) -> usize {
+        self.limits.memories()
     }
 }
 

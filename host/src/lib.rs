@@ -5,6 +5,7 @@
 
 pub mod adapter;
 pub mod attempt;
+pub mod check;
 pub mod cli;
 pub mod cli_sessions;
 pub mod code_cache;

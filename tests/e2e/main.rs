@@ -6,6 +6,7 @@ mod support;
 
 mod benchmarks;
 mod builtin_gemini;
+mod check;
 mod cli_people;
 mod cli_run;
 mod contract;
