@@ -289,6 +289,10 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
             "at capacity",
             "server is busy",
             "servers are busy",
+            "too busy",
+            // Chinese gateways: "upstream load saturated", "busy".
+            "负载已饱和",
+            "繁忙",
         ])
     {
         return codes::OVERLOADED;
@@ -349,6 +353,7 @@ const QUOTA_LABELS: &[&str] = &[
     "insufficient_balance",
     "insufficient_credits",
     "payment_required",
+    "arrearage", // Alibaba DashScope: an unpaid bill
 ];
 /// OpenAI's 429 `type` is the exhausted budget: `tokens` or `requests`.
 const RATE_LABELS: &[&str] = &[

@@ -195,6 +195,8 @@ const EXCESS: &[&str] = &[
     "you requested",
     "resulted in",
     "given:",
+    // A constraint the input broke: "Range of input length should be [1, 204800]".
+    "should be",
 ];
 /// What can be too long.
 const LONG_SUBJECTS: &[&str] = &[
