@@ -218,7 +218,11 @@ const SHORTEN: &[&str] = &[
 ];
 const MONEY: &[&str] = &[
     "credit",
-    "balance",
+    // Phrases, not the bare word: a "load balancer" is not money.
+    "insufficient balance",
+    "balance is insufficient",
+    "balance is too low",
+    "account balance",
     "billing",
     "recharge",
     "top up",
@@ -305,6 +309,7 @@ mod tests {
             "Rate limit exceeded: free-models-per-day. Add 10 credits to unlock 1000 free model requests per day",
             "Number of request tokens has exceeded your daily rate limit",
             "is suspended due to insufficient balance, please recharge your account",
+            "The selected model requires paid balance. Your paid balance is insufficient.",
         ] {
             assert!(quota(s), "{s}");
         }
@@ -314,6 +319,7 @@ mod tests {
             // A daily budget that frees up in minutes is a rate limit.
             "on tokens per day (TPD): Limit 100000. Please try again in 8m45.312s.",
             "exceeded token rate limit of your current OpenAI S0 pricing tier. Please retry after 60 seconds. Please go here: https://aka.ms/oai/quotaincrease",
+            "no healthy upstream behind the load balancer",
         ] {
             assert!(!quota(s), "{s}");
         }
