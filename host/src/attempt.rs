@@ -308,7 +308,8 @@ impl<'a> Assembly<'a> {
         Ok(())
     }
 
-    /// The failures only the host can see: no finish, an error finish, an empty completion.
+    /// The failures only the host can see: no finish, an error finish, an empty completion (the
+    /// silent overflow when it ended by length).
     pub(crate) fn conclude(mut self, status: u16) -> Result<Completion, LlmFailure> {
         let guest = self.guest;
         let Some(finish) = self.finish else {
@@ -355,7 +356,22 @@ impl<'a> Assembly<'a> {
             )
             .with_status(status)),
             FinishKind::Stop | FinishKind::Length | FinishKind::ToolCalls => {
-                if self.completion.text.trim().is_empty() && self.completion.tool_calls.is_empty() {
+                let answered = !self.completion.text.trim().is_empty() || !self.completion.tool_calls.is_empty();
+                let thought = !self.completion.reasoning.trim().is_empty();
+                let by_length = matches!(finish.kind, FinishKind::Length);
+                if dsh_guest_support::meaning::is_silent_overflow(by_length, answered || thought) {
+                    return Err(LlmFailure::new(
+                        "CONTEXT_WINDOW_EXCEEDED",
+                        format!(
+                            "the provider stopped at its length limit ({}) before any output: the prompt \
+                             fills the model's context (a server that does not refuse an over-long prompt \
+                             answers this way)",
+                            finish.reason.as_deref().unwrap_or("length")
+                        ),
+                    )
+                    .with_status(status));
+                }
+                if !answered {
                     return Err(LlmFailure::new(
                         "EMPTY_RESPONSE",
                         format!(
@@ -369,5 +385,37 @@ impl<'a> Assembly<'a> {
                 Ok(self.completion)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapter::Finish;
+
+    fn concluded(chunks: Vec<Chunk>, kind: FinishKind) -> Result<Completion, LlmFailure> {
+        let mut assembly = Assembly::new("test-guest", ReturnCaps::default());
+        let mut all = chunks;
+        all.push(Chunk::Finish(Finish { kind, reason: None, failure: None }));
+        assembly.absorb(all, &mut |_| {}).expect("within the caps");
+        assembly.conclude(200)
+    }
+
+    #[test]
+    fn a_length_finish_with_no_output_is_the_silent_overflow() {
+        let f = concluded(vec![], FinishKind::Length).unwrap_err();
+        assert_eq!(f.code, "CONTEXT_WINDOW_EXCEEDED");
+        assert!(f.message.contains("length limit"), "{}", f.message);
+        assert_eq!(f.status, Some(200));
+    }
+
+    #[test]
+    fn an_empty_stop_stays_an_empty_response_and_thinking_is_not_an_overflow() {
+        assert_eq!(concluded(vec![], FinishKind::Stop).unwrap_err().code, "EMPTY_RESPONSE");
+        // Reasoning that spent the whole output budget: the budget, not the context.
+        let thought = vec![Chunk::Reasoning("thinking...".into())];
+        assert_eq!(concluded(thought, FinishKind::Length).unwrap_err().code, "EMPTY_RESPONSE");
+        let answered = concluded(vec![Chunk::Text("cut off mid".into())], FinishKind::Length).unwrap();
+        assert!(answered.truncated_by_length);
     }
 }

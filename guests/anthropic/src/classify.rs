@@ -3,7 +3,8 @@
 //! Anthropic's envelope is `{"type": "error", "error": {"type", "message"}, "request_id"}`, with a
 //! documented set of error types. The code is decided by meaning, strongest evidence first:
 //! 1. money: `billing_error`, or credit/billing/usage-limit wording (Anthropic reports an empty
-//!    credit balance as a 400 `invalid_request_error`): QUOTA_EXCEEDED, which waiting will not cure;
+//!    credit balance as a 400 `invalid_request_error`), or a daily budget ("exceeded your daily
+//!    rate limit"): QUOTA_EXCEEDED, which waiting will not cure;
 //! 2. a rate limit (`rate_limit_error`, or a 429 without a type): RATE_LIMITED, whatever it says
 //!    about tokens ("Please reduce the prompt length" in a per-minute limit is not an overflow);
 //! 3. context-overflow wording, whatever the type or status ("prompt is too long", "input length
@@ -14,7 +15,11 @@
 //!    anthropic-500-api-error-overloaded);
 //! 6. other wording, for bodies without a known type (gateways, proxies);
 //! 7. the HTTP status.
+//!
+//! Steps 1 and 3 also apply the shared rules of `dsh_guest_support::meaning` (quota and overflow in
+//! whatever words), and a rate limit whose `retry-after` outlasts a retry is QUOTA_EXCEEDED.
 
+use dsh_guest_support::meaning;
 use serde_json::Value;
 
 use crate::retry_after::retry_after_ms;
@@ -33,9 +38,10 @@ pub fn classify_failure(head: &ResponseHead, body: &[u8]) -> LlmFailure {
         .map(|v| ErrorInfo::from_body(&v))
         .filter(ErrorInfo::says_anything);
 
+    let retry_after = retry_after_ms(head);
     let (code, message, body_id) = match &info {
         Some(info) => (
-            info.code(Some(status)),
+            meaning::outlasting_rate_limit(info.code(Some(status)), &info.text(), retry_after),
             info.describe(&format!("{} from the provider", status_line(status))),
             info.request_id.clone(),
         ),
@@ -51,7 +57,7 @@ pub fn classify_failure(head: &ResponseHead, body: &[u8]) -> LlmFailure {
         message,
         code,
         status: Some(status),
-        provider_retry_after_ms: retry_after_ms(head),
+        provider_retry_after_ms: retry_after,
     }
 }
 
@@ -143,11 +149,12 @@ impl ErrorInfo {
     }
 
     fn code(&self, status: Option<u16>) -> FailureCode {
-        code_for(
-            self.kind.as_deref(),
-            &normalize(self.message.as_deref().unwrap_or("")),
-            status,
-        )
+        code_for(self.kind.as_deref(), &self.text(), status)
+    }
+
+    /// The message, normalized for matching.
+    fn text(&self) -> String {
+        normalize(self.message.as_deref().unwrap_or(""))
     }
 
     /// The provider's message with its error type, e.g. `Overloaded (overloaded_error)`; `what` says
@@ -194,7 +201,7 @@ fn code_for(kind: Option<&str>, text: &str, status: Option<u16>) -> FailureCode 
     let server_status = status.is_some_and(|s| s >= 500);
 
     // 1. Money.
-    if kind == Some("billing_error") || says(QUOTA_WORDING) {
+    if kind == Some("billing_error") || says(QUOTA_WORDING) || meaning::says_quota_exhausted(text) {
         return codes::QUOTA_EXCEEDED;
     }
     // 2. Rate limits.
@@ -202,7 +209,7 @@ fn code_for(kind: Option<&str>, text: &str, status: Option<u16>) -> FailureCode 
         return codes::RATE_LIMITED;
     }
     // 3. Context overflow, whatever the type or status.
-    if says(CONTEXT_WORDING) {
+    if says(CONTEXT_WORDING) || meaning::says_context_overflow(text) {
         return codes::CONTEXT_WINDOW_EXCEEDED;
     }
     // 4. Content filter.

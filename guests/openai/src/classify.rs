@@ -4,11 +4,18 @@
 //! share the envelope `{"error": {"message", "type", "code"}}` loosely and word things differently,
 //! so the code is decided by meaning, strongest evidence first:
 //! 1. the error's machine labels (`type`, `code`, `status` strings) when they name a meaning;
-//! 2. the wording of the message (a DeepSeek overflow says `code: invalid_request_error`);
+//! 2. the wording of the message (a DeepSeek overflow says `code: invalid_request_error`), read by
+//!    meaning with the shared rules of `dsh_guest_support::meaning` (overflow and quota in
+//!    whatever words);
 //! 3. the HTTP status;
 //! 4. for in-band errors without a status, generic labels such as `server_error`.
+//!
+//! Last, a rate limit whose stated horizon (`retry-after`, or "retry after 86400 seconds") outlasts
+//! a retry is QUOTA_EXCEEDED: waiting a retry's worth will not cure it.
 
 use serde_json::Value;
+
+use dsh_guest_support::meaning;
 
 use crate::retry_after::retry_after_ms;
 use crate::text::{
@@ -28,6 +35,7 @@ pub fn classify_failure(head: &ResponseHead, body: &[u8]) -> LlmFailure {
         .map(ErrorInfo::from_body)
         .filter(ErrorInfo::says_anything);
 
+    let retry_after = retry_after_ms(head);
     let (code, message, body_id) = match &info {
         Some(info) => {
             let message = info.message.clone().unwrap_or_else(|| {
@@ -37,11 +45,12 @@ pub fn classify_failure(head: &ResponseHead, body: &[u8]) -> LlmFailure {
                 )
             });
             let body_id = info.request_id.clone().or_else(|| info.id.clone());
-            (info.code(Some(status)), message, body_id)
+            (info.code(Some(status), retry_after), message, body_id)
         }
         None => {
             let (haystack, message) = describe_unstructured(status, &text);
-            (code_for(&[], &haystack, Some(status)), message, None)
+            let code = code_for(&[], &haystack, Some(status));
+            (meaning::outlasting_rate_limit(code, &haystack, retry_after), message, None)
         }
     };
     LlmFailure {
@@ -51,7 +60,7 @@ pub fn classify_failure(head: &ResponseHead, body: &[u8]) -> LlmFailure {
         message,
         code,
         status: Some(status),
-        provider_retry_after_ms: retry_after_ms(head),
+        provider_retry_after_ms: retry_after,
     }
 }
 
@@ -77,7 +86,7 @@ pub fn classify_in_band(value: &Value, head: &ResponseHead) -> LlmFailure {
             .clone()
             .or_else(|| header_request_id(head))
             .or_else(|| request_id_in_text(&message)),
-        code: info.code(status),
+        code: info.code(status, None),
         message,
         status,
         provider_retry_after_ms: None,
@@ -186,13 +195,13 @@ impl ErrorInfo {
         self.message.is_some() || !self.labels.is_empty() || self.status.is_some()
     }
 
-    fn code(&self, status: Option<u16>) -> FailureCode {
+    fn code(&self, status: Option<u16>, retry_after_ms: Option<u64>) -> FailureCode {
         let haystack = normalize(&format!(
             "{} {}",
             self.message.as_deref().unwrap_or(""),
             self.extra
         ));
-        code_for(&self.labels, &haystack, status)
+        meaning::outlasting_rate_limit(code_for(&self.labels, &haystack, status), &haystack, retry_after_ms)
     }
 }
 
@@ -262,7 +271,7 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     // 2. Wording. Per-minute budgets are rate limits even when they mention tokens ("Request too
     // large for gpt-4o ... on tokens per min"): waiting helps, compaction is not needed.
     let rate_wording = says(RATE_WORDING);
-    if says(QUOTA_WORDING) && !says(&["per min", "per minute"]) {
+    if meaning::says_quota_exhausted(text) {
         return codes::QUOTA_EXCEEDED;
     }
     if says(CONTENT_WORDING) {
@@ -280,6 +289,10 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
             "at capacity",
             "server is busy",
             "servers are busy",
+            "too busy",
+            // Chinese gateways: "upstream load saturated", "busy".
+            "负载已饱和",
+            "繁忙",
         ])
     {
         return codes::OVERLOADED;
@@ -287,7 +300,8 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     if rate_wording {
         return codes::RATE_LIMITED;
     }
-    if says(CONTEXT_WORDING) {
+    // A 429 is about throughput ("Too many tokens, please wait"), never one request's length.
+    if status != Some(429) && meaning::says_context_overflow(text) {
         return codes::CONTEXT_WINDOW_EXCEEDED;
     }
     if (status.is_none() || server_status) && says(&["timed out", "timeout"]) {
@@ -339,6 +353,7 @@ const QUOTA_LABELS: &[&str] = &[
     "insufficient_balance",
     "insufficient_credits",
     "payment_required",
+    "arrearage", // Alibaba DashScope: an unpaid bill
 ];
 /// OpenAI's 429 `type` is the exhausted budget: `tokens` or `requests`.
 const RATE_LABELS: &[&str] = &[
@@ -348,20 +363,6 @@ const RATE_LABELS: &[&str] = &[
     "too_many_requests",
 ];
 
-const QUOTA_WORDING: &[&str] = &[
-    "exceeded your current quota",
-    "insufficient_quota",
-    "check your plan and billing",
-    "billing details",
-    "billing hard limit",
-    "insufficient balance",
-    "insufficient credits",
-    "insufficient funds",
-    "out of credits",
-    "credit balance is too low",
-    "requires more credits",
-    "quota exceeded",
-];
 const CONTENT_WORDING: &[&str] = &[
     "content management policy",
     "content policy",
@@ -391,26 +392,6 @@ const RATE_WORDING: &[&str] = &[
     "tokens per min",
     "requests per min",
     "per minute",
-];
-const CONTEXT_WORDING: &[&str] = &[
-    "maximum context length",
-    "context length",
-    "context window",
-    "context_length_exceeded",
-    "context size",
-    "context limit",
-    "exceeds the context",
-    "exceed the context",
-    "exceeds context",
-    "too many tokens",
-    "prompt is too long",
-    "prompt too long",
-    "input is too long",
-    "reduce the length of the messages",
-    "maximum prompt length",
-    "exceeds the maximum number of tokens",
-    "model token limit",
-    "inputs tokens + max_new_tokens", // TGI
 ];
 
 fn string_of(v: &Value) -> Option<String> {

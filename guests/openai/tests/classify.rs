@@ -108,11 +108,19 @@ fn rate_quota_and_overload_are_told_apart() {
         "OVERLOADED"
     );
     assert_eq!(code(529, "{}"), "OVERLOADED");
-    // OpenRouter's numeric code
+    // OpenRouter's numeric code. Worded as a rate limit, but the day's free allowance is spent: no
+    // retry helps before the reset (tests/fixtures/classification, openrouter-429-free-models-per-day).
     assert_eq!(
         code(
             429,
             r#"{"error":{"message":"Rate limit exceeded: free-models-per-day","code":429}}"#
+        ),
+        "QUOTA_EXCEEDED"
+    );
+    assert_eq!(
+        code(
+            429,
+            r#"{"error":{"message":"Rate limit exceeded: free-models-per-min","code":429}}"#
         ),
         "RATE_LIMITED"
     );

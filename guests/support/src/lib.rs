@@ -9,6 +9,7 @@
 pub mod body;
 pub mod json;
 pub mod listener;
+pub mod meaning;
 pub mod retry_after;
 pub mod sse;
 pub mod text;

@@ -1,0 +1,138 @@
+//! The classification corpus (tests/fixtures/classification) run through the Rust adapters'
+//! classification: the OpenAI-compatible adapter for every OpenAI-compatible server and for
+//! providers with their own envelope (Bedrock's `{"message"}`), the Anthropic adapter for
+//! Anthropic. A `json-200` case (the silent overflow) goes through the OpenAI decoder and the
+//! host's rule for an empty completion, `dsh_guest_support::meaning::is_silent_overflow`.
+
+use std::path::PathBuf;
+
+use dsh_guest_support::fixtures::{case_head, finishes, head};
+use dsh_guest_support::meaning;
+use dsh_guest_support::types::{Chunk, FinishKind};
+use serde_json::Value;
+
+/// The two halves of the corpus (see its README for the held-back rule).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Set {
+    Tuning,
+    HeldBack,
+}
+
+impl Set {
+    pub fn file_name(self) -> &'static str {
+        match self {
+            Set::Tuning => "tuning.json",
+            Set::HeldBack => "held-back.json",
+        }
+    }
+}
+
+/// One case's result.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub id: String,
+    pub provider: String,
+    pub expected: String,
+    pub got: String,
+    /// The failure message the adapter wrote, for the report.
+    pub message: String,
+}
+
+impl Outcome {
+    pub fn passed(&self) -> bool {
+        self.expected == self.got
+    }
+}
+
+/// The cases of one half, as written in the repository.
+pub fn cases(set: Set) -> Vec<Value> {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../fixtures/classification")
+        .join(set.file_name());
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} is not a JSON array of cases: {e}", path.display()))
+}
+
+/// Every case of one half, classified.
+pub fn run(set: Set) -> Vec<Outcome> {
+    cases(set).iter().map(classify).collect()
+}
+
+/// One case through the adapter that serves its provider.
+pub fn classify(case: &Value) -> Outcome {
+    let field = |k: &str| case[k].as_str().unwrap_or_else(|| panic!("case without {k}: {case}"));
+    let body = field("body").as_bytes();
+    let (got, message) = match field("transport") {
+        "http" => {
+            let head = case_head(case);
+            let failure = if field("provider") == "anthropic" {
+                dsh_guest_anthropic::classify_failure(&head, body)
+            } else {
+                dsh_guest_openai::classify_failure(&head, body)
+            };
+            (failure.code.as_str().to_string(), failure.message)
+        }
+        "json-200" => completion_outcome(body),
+        other => panic!("case {} has an unknown transport {other}", field("id")),
+    };
+    Outcome {
+        id: field("id").to_string(),
+        provider: field("provider").to_string(),
+        expected: field("expected_code").to_string(),
+        got,
+        message,
+    }
+}
+
+/// A 2xx chat-completions body decoded, then concluded the way the host concludes a completion.
+fn completion_outcome(body: &[u8]) -> (String, String) {
+    let mut decoder =
+        dsh_guest_openai::Decoder::new(head(200, &[("content-type", "application/json")]));
+    let mut chunks = decoder.feed(body);
+    chunks.extend(decoder.end());
+    let [finish] = finishes(&chunks)[..] else {
+        return ("NO_SINGLE_FINISH".into(), format!("{chunks:?}"));
+    };
+    if let Some(failure) = &finish.failure {
+        return (failure.code.as_str().to_string(), failure.message.clone());
+    }
+    let has_output = chunks.iter().any(|c| match c {
+        Chunk::Text(t) | Chunk::Reasoning(t) => !t.trim().is_empty(),
+        Chunk::ToolCall(_) => true,
+        _ => false,
+    });
+    let by_length = finish.kind == FinishKind::Length;
+    if meaning::is_silent_overflow(by_length, has_output) {
+        ("CONTEXT_WINDOW_EXCEEDED".into(), "a length finish before any output".into())
+    } else if !has_output {
+        ("EMPTY_RESPONSE".into(), "a finish with no output".into())
+    } else {
+        ("NONE".into(), format!("a completion finished by {:?}", finish.kind))
+    }
+}
+
+/// Passed cases over all cases, in percent.
+pub fn accuracy(outcomes: &[Outcome]) -> f64 {
+    let passed = outcomes.iter().filter(|o| o.passed()).count();
+    100.0 * passed as f64 / outcomes.len().max(1) as f64
+}
+
+/// A table of the outcomes: one line per failure, then the figure.
+pub fn report(set: Set, outcomes: &[Outcome]) -> String {
+    let passed = outcomes.iter().filter(|o| o.passed()).count();
+    let mut out = format!(
+        "{}: {passed}/{} ({:.1}%)\n",
+        set.file_name(),
+        outcomes.len(),
+        accuracy(outcomes)
+    );
+    for o in outcomes.iter().filter(|o| !o.passed()) {
+        out.push_str(&format!(
+            "  FAIL {} ({}): expected {}, got {} — {}\n",
+            o.id, o.provider, o.expected, o.got, o.message
+        ));
+    }
+    out
+}
