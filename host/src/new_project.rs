@@ -107,7 +107,10 @@ const JS_SUPPORT: &[Embedded] = embed! {
 
 /// The npm lock of the JavaScript guest, whose `devDependencies` the templates' package.json pins
 /// exactly; written with the project's name.
-const JS_LOCK: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../guests/gemini/package-lock.json"));
+const JS_LOCK: &str = include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../guests/gemini/package-lock.json"
+));
 const JS_LOCK_NAME: &str = "\"name\": \"dsh-guest-gemini\"";
 
 /// The templates, rendered: `templates/<kind>-<lang>/...` plus the shared pieces.
@@ -178,8 +181,25 @@ const RUN_LISTENER: &str = include_str!("../templates/shared/run-listener.md");
 /// Names the templates' own modules and the languages' standard ones use: a guest named so would
 /// shadow them (a Python module `app`, a Rust crate `test`).
 const RESERVED: &[&str] = &[
-    "adapter", "app", "component", "listener", "support", "test", "tests", "std", "core", "alloc",
-    "wit-world", "json", "re", "sys", "random", "typing", "dataclasses", "email", "enum",
+    "adapter",
+    "app",
+    "component",
+    "listener",
+    "support",
+    "test",
+    "tests",
+    "std",
+    "core",
+    "alloc",
+    "wit-world",
+    "json",
+    "re",
+    "sys",
+    "random",
+    "typing",
+    "dataclasses",
+    "email",
+    "enum",
 ];
 const MAX_NAME: usize = 64;
 
@@ -189,9 +209,12 @@ const MAX_NAME: usize = 64;
 pub fn check_name(name: &str) -> Result<()> {
     let well_formed = name.len() <= MAX_NAME
         && name.starts_with(|c: char| c.is_ascii_lowercase())
-        && name
-            .split('-')
-            .all(|word| !word.is_empty() && word.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()));
+        && name.split('-').all(|word| {
+            !word.is_empty()
+                && word
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        });
     if !well_formed {
         bail!(
             "`{name}` is not a valid guest name: use lower-case letters, digits and single hyphens, \
@@ -230,13 +253,17 @@ pub fn project_files(kind: Kind, lang: Lang, name: &str) -> Result<Vec<ProjectFi
         Lang::Python | Lang::Js => format!("{name}.wasm"),
     };
     let python_extra = match kind {
-        Kind::Adapter => " and `src/adapter.py` (the decoder resource: componentize-py looks for it in a module named after the interface)",
+        Kind::Adapter => {
+            " and `src/adapter.py` (the decoder resource: componentize-py looks for it in a module named after the interface)"
+        }
         Kind::Listener => "",
     };
     let js_extra = match kind {
-        Kind::Adapter => "\n- `src/support/`: helpers from dsh-host's own JavaScript guest: an SSE parser over raw bytes \
+        Kind::Adapter => {
+            "\n- `src/support/`: helpers from dsh-host's own JavaScript guest: an SSE parser over raw bytes \
                           (`sse.js`), retry-after parsing with HTTP dates and `retry-after-ms` (`retry.js`), text \
-                          helpers (`text.js`), the canonical codes (`codes.js`);",
+                          helpers (`text.js`), the canonical codes (`codes.js`);"
+        }
         Kind::Listener => "",
     };
     let tests = if lang == Lang::Js { "test" } else { "tests" };
@@ -252,7 +279,10 @@ pub fn project_files(kind: Kind, lang: Lang, name: &str) -> Result<Vec<ProjectFi
         ("{{tests}}", tests),
         ("{{lang}}", lang.as_str()),
     ];
-    let render = |text: &str| vars.iter().fold(text.to_string(), |t, (k, v)| t.replace(k, v));
+    let render = |text: &str| {
+        vars.iter()
+            .fold(text.to_string(), |t, (k, v)| t.replace(k, v))
+    };
 
     let (own, readme): (&[Embedded], &str) = match (kind, lang) {
         (Kind::Adapter, Lang::Rust) => (ADAPTER_RUST, README_RUST),
@@ -269,12 +299,21 @@ pub fn project_files(kind: Kind, lang: Lang, name: &str) -> Result<Vec<ProjectFi
     let mut files: Vec<ProjectFile> = own
         .iter()
         .chain(shared)
-        .map(|(path, _, text)| ProjectFile { path: render(path), contents: render(text) })
+        .map(|(path, _, text)| ProjectFile {
+            path: render(path),
+            contents: render(text),
+        })
         .collect();
-    files.push(ProjectFile { path: "README.md".into(), contents: render(&format!("{readme}{run}")) });
+    files.push(ProjectFile {
+        path: "README.md".into(),
+        contents: render(&format!("{readme}{run}")),
+    });
     let verbatim = |list: &[Embedded]| {
         list.iter()
-            .map(|(path, _, text)| ProjectFile { path: path.to_string(), contents: text.to_string() })
+            .map(|(path, _, text)| ProjectFile {
+                path: path.to_string(),
+                contents: text.to_string(),
+            })
             .collect::<Vec<_>>()
     };
     files.extend(verbatim(WIT));
@@ -316,7 +355,10 @@ pub fn create(kind: Kind, lang: Lang, name: &str, dir: &Path) -> Result<Vec<Path
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
-            bail!("{} exists and is not a directory: give another with --dir", dir.display())
+            bail!(
+                "{} exists and is not a directory: give another with --dir",
+                dir.display()
+            )
         }
         Err(e) => return Err(e).with_context(|| format!("reading {}", dir.display())),
     }
@@ -324,9 +366,11 @@ pub fn create(kind: Kind, lang: Lang, name: &str, dir: &Path) -> Result<Vec<Path
     for file in &files {
         let path = dir.join(&file.path);
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("creating {}", parent.display()))?;
         }
-        std::fs::write(&path, &file.contents).with_context(|| format!("writing {}", path.display()))?;
+        std::fs::write(&path, &file.contents)
+            .with_context(|| format!("writing {}", path.display()))?;
         if file.executable() {
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
@@ -341,7 +385,9 @@ pub fn create(kind: Kind, lang: Lang, name: &str, dir: &Path) -> Result<Vec<Path
 pub fn next_steps(kind: Kind, lang: Lang, dir: &Path) -> String {
     let commands = match lang {
         Lang::Rust => "cargo test\n  cargo build --target wasm32-wasip2 --profile guest",
-        Lang::Python => "python3 -m unittest discover -s tests\n  python3 -m pip install -r requirements.txt\n  ./build.sh",
+        Lang::Python => {
+            "python3 -m unittest discover -s tests\n  python3 -m pip install -r requirements.txt\n  ./build.sh"
+        }
         Lang::Js => "node --test test/\n  npm install --no-audit --no-fund\n  node build.mjs",
     };
     format!(

@@ -22,22 +22,36 @@ fn generate(kind: &str, lang: &str, name: &str, dir: &Path) {
         .arg(dir)
         .output()
         .expect("dsh-host runs");
-    assert!(out.status.success(), "dsh-host new {kind} {name} --lang {lang}: {}", stderr(&out));
+    assert!(
+        out.status.success(),
+        "dsh-host new {kind} {name} --lang {lang}: {}",
+        stderr(&out)
+    );
     assert!(stdout(&out).contains("README.md"), "{}", stdout(&out));
 }
 
 /// Runs `program args` in `dir`, which must succeed; `install` says how to get the tool.
 fn step(dir: &Path, program: &str, args: &[&str], install: &str) -> Output {
     let mut cmd = std::process::Command::new(program);
-    cmd.args(args).current_dir(dir).env("PYTHONDONTWRITEBYTECODE", "1");
+    cmd.args(args)
+        .current_dir(dir)
+        .env("PYTHONDONTWRITEBYTECODE", "1");
     if program == "cargo" {
         // This test's own cargo settings are for the host: never leak them into the project's build.
-        for var in ["CARGO_ENCODED_RUSTFLAGS", "RUSTFLAGS", "CARGO_BUILD_TARGET", "RUSTC_WORKSPACE_WRAPPER", "CARGO_PRIMARY_PACKAGE"] {
+        for var in [
+            "CARGO_ENCODED_RUSTFLAGS",
+            "RUSTFLAGS",
+            "CARGO_BUILD_TARGET",
+            "RUSTC_WORKSPACE_WRAPPER",
+            "CARGO_PRIMARY_PACKAGE",
+        ] {
             cmd.env_remove(var);
         }
         cmd.env("CARGO_TARGET_DIR", rust_target_dir());
     }
-    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {program} ({e}): {install}"));
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {program} ({e}): {install}"));
     assert!(
         out.status.success(),
         "`{program} {}` in {} failed ({}):\n{}\n{}",
@@ -58,8 +72,17 @@ fn test_and_build(lang: &str, name: &str, dir: &Path) -> PathBuf {
     match lang {
         "rust" => {
             let out = step(dir, "cargo", &["test"], "install Rust (rustup)");
-            assert!(report(&out).contains("test result: ok. 2 passed"), "{}", report(&out));
-            step(dir, "cargo", &["build", "--target", "wasm32-wasip2", "--profile", "guest"], "rustup target add wasm32-wasip2");
+            assert!(
+                report(&out).contains("test result: ok. 2 passed"),
+                "{}",
+                report(&out)
+            );
+            step(
+                dir,
+                "cargo",
+                &["build", "--target", "wasm32-wasip2", "--profile", "guest"],
+                "rustup target add wasm32-wasip2",
+            );
             let file = format!("{}.wasm", name.replace('-', "_"));
             let built = rust_target_dir().join("wasm32-wasip2/guest").join(&file);
             let wasm = dir.join("target/wasm32-wasip2/guest").join(&file);
@@ -68,16 +91,39 @@ fn test_and_build(lang: &str, name: &str, dir: &Path) -> PathBuf {
             wasm
         }
         "python" => {
-            let out = step(dir, "python3", &["-m", "unittest", "discover", "-s", "tests", "-v"], "install Python 3");
-            assert!(report(&out).contains("Ran 2 tests") && report(&out).contains("\nOK"), "{}", report(&out));
-            step(dir, "./build.sh", &[], "pip install componentize-py==0.25.1");
+            let out = step(
+                dir,
+                "python3",
+                &["-m", "unittest", "discover", "-s", "tests", "-v"],
+                "install Python 3",
+            );
+            assert!(
+                report(&out).contains("Ran 2 tests") && report(&out).contains("\nOK"),
+                "{}",
+                report(&out)
+            );
+            step(
+                dir,
+                "./build.sh",
+                &[],
+                "pip install componentize-py==0.25.1",
+            );
             dir.join(format!("{name}.wasm"))
         }
         "js" => {
             let out = step(dir, "node", &["--test", "test/"], "install Node.js 20");
-            assert!(report(&out).contains("# pass 2") && report(&out).contains("# fail 0"), "{}", report(&out));
+            assert!(
+                report(&out).contains("# pass 2") && report(&out).contains("# fail 0"),
+                "{}",
+                report(&out)
+            );
             // The lock file written by `new` pins componentize-js; `npm ci` installs exactly it.
-            step(dir, "npm", &["ci", "--no-audit", "--no-fund", "--loglevel=error"], "install npm");
+            step(
+                dir,
+                "npm",
+                &["ci", "--no-audit", "--no-fund", "--loglevel=error"],
+                "install npm",
+            );
             step(dir, "node", &["build.mjs"], "npm ci first");
             dir.join(format!("{name}.wasm"))
         }
@@ -86,8 +132,11 @@ fn test_and_build(lang: &str, name: &str, dir: &Path) -> PathBuf {
 }
 
 async fn project_mock(dir: &Path) -> MockServer {
-    let script = MockScript::from_path(&dir.join("mock-script.json")).expect("the project's mock script parses");
-    MockServer::start(script, ([127, 0, 0, 1], 0).into()).await.expect("mock starts")
+    let script = MockScript::from_path(&dir.join("mock-script.json"))
+        .expect("the project's mock script parses");
+    MockServer::start(script, ([127, 0, 0, 1], 0).into())
+        .await
+        .expect("mock starts")
 }
 
 fn retries(events: &[Event]) -> Vec<(String, u64, String)> {
@@ -123,7 +172,18 @@ async fn adapter_project(lang: &str) {
     let wasm_arg = wasm.display().to_string();
     let out = scratch
         .run_bin(
-            &["run", "--adapter", &wasm_arg, "--provider", "openai-compatible", "--base-url", &mock.base_url(), "--model", "mock-model", "Say hello"],
+            &[
+                "run",
+                "--adapter",
+                &wasm_arg,
+                "--provider",
+                "openai-compatible",
+                "--base-url",
+                &mock.base_url(),
+                "--model",
+                "mock-model",
+                "Say hello",
+            ],
             None,
         )
         .await;
@@ -133,17 +193,31 @@ async fn adapter_project(lang: &str) {
     let requests = mock.requests();
     assert_eq!(requests.len(), 2, "the 429, then the answer");
     let r = &requests[1];
-    assert_eq!((r.method.as_str(), r.path.as_str()), ("POST", "/v1/chat/completions"));
+    assert_eq!(
+        (r.method.as_str(), r.path.as_str()),
+        ("POST", "/v1/chat/completions")
+    );
     let body: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
     assert_eq!(body["model"], "mock-model");
-    assert_eq!(body["messages"], serde_json::json!([{ "role": "user", "content": "Say hello" }]));
+    assert_eq!(
+        body["messages"],
+        serde_json::json!([{ "role": "user", "content": "Say hello" }])
+    );
     assert_eq!(body["stream"], true);
 
     let events = scratch.only_session_events();
     assert_eq!(failure_code(&events).as_deref(), Some("RATE_LIMITED"));
-    assert_eq!(retries(&events), [("llm-retry".to_string(), 1000, "RATE_LIMITED".to_string())], "the provider's retry-after, classified by the new adapter");
+    assert_eq!(
+        retries(&events),
+        [("llm-retry".to_string(), 1000, "RATE_LIMITED".to_string())],
+        "the provider's retry-after, classified by the new adapter"
+    );
     let info = of_kind(&events, "llm/failure")[0];
-    assert_eq!(info.data["failure"]["request_id"], "req_mock_1", "{:?}", info.data);
+    assert_eq!(
+        info.data["failure"]["request_id"], "req_mock_1",
+        "{:?}",
+        info.data
+    );
 }
 
 /// A listener project: generated, tested, built, and first in the waterfall of the project's own
@@ -161,7 +235,18 @@ async fn listener_project(lang: &str) {
     let config = dir.join("dsh.toml").display().to_string();
     let out = scratch
         .run_bin(
-            &["--config", &config, "run", "--provider", "openai-compatible", "--base-url", &mock.base_url(), "--model", "mock-model", "Say hello"],
+            &[
+                "--config",
+                &config,
+                "run",
+                "--provider",
+                "openai-compatible",
+                "--base-url",
+                &mock.base_url(),
+                "--model",
+                "mock-model",
+                "Say hello",
+            ],
             None,
         )
         .await;
@@ -169,7 +254,11 @@ async fn listener_project(lang: &str) {
     assert_eq!(stdout(&out).trim_end(), format!("Hello, retried by {name}"));
     assert_eq!(mock.requests().len(), 2);
     let events = scratch.only_session_events();
-    assert_eq!(retries(&events), [(name.clone(), 200, "OVERLOADED".to_string())], "the listener decided, with dsh.toml's delay_ms");
+    assert_eq!(
+        retries(&events),
+        [(name.clone(), 200, "OVERLOADED".to_string())],
+        "the listener decided, with dsh.toml's delay_ms"
+    );
 }
 
 #[tokio::test]
@@ -207,16 +296,47 @@ fn new_refuses_a_non_empty_directory_and_a_bad_name_with_exit_status_2() {
     let home = tempfile::tempdir().unwrap();
     std::fs::write(home.path().join("notes.txt"), "mine").unwrap();
     let run = |args: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_dsh-host")).args(args).output().expect("dsh-host runs")
+        std::process::Command::new(env!("CARGO_BIN_EXE_dsh-host"))
+            .args(args)
+            .output()
+            .expect("dsh-host runs")
     };
     let dir = home.path().display().to_string();
-    let out = run(&["new", "adapter", "my-adapter", "--lang", "rust", "--dir", &dir]);
+    let out = run(&[
+        "new",
+        "adapter",
+        "my-adapter",
+        "--lang",
+        "rust",
+        "--dir",
+        &dir,
+    ]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("exists and is not empty"), "{}", stderr(&out));
-    let out = run(&["new", "adapter", "My_Adapter", "--lang", "rust", "--dir", &format!("{dir}/x")]);
+    assert!(
+        stderr(&out).contains("exists and is not empty"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(&[
+        "new",
+        "adapter",
+        "My_Adapter",
+        "--lang",
+        "rust",
+        "--dir",
+        &format!("{dir}/x"),
+    ]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("lower-case letters, digits and single hyphens"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("lower-case letters, digits and single hyphens"),
+        "{}",
+        stderr(&out)
+    );
     let out = run(&["new", "adapter", "my-adapter", "--lang", "go"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("possible values: rust, python, js"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("possible values: rust, python, js"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -30,12 +30,19 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 const QUOTE_CHARS: usize = 200;
 
 /// The HTTP call for one completion: `POST {base-url}/chat/completions`, streamed.
-pub fn plan_request(endpoint: &Endpoint, request: &CompletionRequest) -> Result<HttpPlan, LlmFailure> {
+pub fn plan_request(
+    endpoint: &Endpoint,
+    request: &CompletionRequest,
+) -> Result<HttpPlan, LlmFailure> {
     if request.model.trim().is_empty() {
-        return Err(invalid("no model: give one with --model or `model` in dsh.toml"));
+        return Err(invalid(
+            "no model: give one with --model or `model` in dsh.toml",
+        ));
     }
     if !request.tools.is_empty() {
-        return Err(invalid("this adapter does not send tools yet (run without --tools)"));
+        return Err(invalid(
+            "this adapter does not send tools yet (run without --tools)",
+        ));
     }
     let options = &request.options;
     if options.top_p.is_some()
@@ -73,7 +80,10 @@ pub fn plan_request(endpoint: &Endpoint, request: &CompletionRequest) -> Result<
     }
     Ok(HttpPlan {
         method: "POST".into(),
-        url: format!("{}/chat/completions", endpoint.base_url.trim_end_matches('/')),
+        url: format!(
+            "{}/chat/completions",
+            endpoint.base_url.trim_end_matches('/')
+        ),
         headers: vec![
             ("content-type".into(), "application/json".into()),
             ("authorization".into(), "Bearer {credential}".into()),
@@ -101,7 +111,11 @@ pub fn classify_failure(head: &ResponseHead, body: &[u8]) -> LlmFailure {
     let message = match provider_message {
         Some(m) => m.to_string(),
         None if text.trim().is_empty() => status_line(head.status),
-        None => format!("{}: {}", status_line(head.status), excerpt(&text, QUOTE_CHARS)),
+        None => format!(
+            "{}: {}",
+            status_line(head.status),
+            excerpt(&text, QUOTE_CHARS)
+        ),
     };
     // OpenAI's machine-readable kind is in `code` or `type`.
     let kind = error
@@ -144,7 +158,9 @@ pub struct Decoder {
 
 impl Decoder {
     pub fn new(_head: ResponseHead) -> Self {
-        Decoder { sse: SseParser::new() }
+        Decoder {
+            sse: SseParser::new(),
+        }
     }
 
     pub fn feed(&mut self, bytes: &[u8]) -> Vec<Chunk> {
@@ -170,12 +186,17 @@ fn chunks_of(event: &SseEvent) -> Vec<Chunk> {
         )];
     };
     if let Some(error) = value.get("error").filter(|e| e.is_object()) {
-        let message = error["message"].as_str().unwrap_or("an error inside the stream");
+        let message = error["message"]
+            .as_str()
+            .unwrap_or("an error inside the stream");
         return vec![error_finish(codes::SERVER_ERROR, message.to_string())];
     }
     let mut chunks = Vec::new();
     let choice = &value["choices"][0];
-    if let Some(text) = choice["delta"]["content"].as_str().filter(|t| !t.is_empty()) {
+    if let Some(text) = choice["delta"]["content"]
+        .as_str()
+        .filter(|t| !t.is_empty())
+    {
         chunks.push(Chunk::Text(text.to_string()));
     }
     if let Some(reason) = choice["finish_reason"].as_str() {
@@ -185,7 +206,11 @@ fn chunks_of(event: &SseEvent) -> Vec<Chunk> {
             "content_filter" => FinishKind::ContentFilter,
             _ => FinishKind::Stop,
         };
-        chunks.push(Chunk::Finish(Finish { kind, reason: Some(reason.to_string()), failure: None }));
+        chunks.push(Chunk::Finish(Finish {
+            kind,
+            reason: Some(reason.to_string()),
+            failure: None,
+        }));
     }
     if let Some(usage) = value.get("usage").filter(|u| u.is_object()) {
         chunks.push(Chunk::Usage(Usage {

@@ -36,7 +36,10 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { max_retries: 2, delay_ms: 1000 }
+        Config {
+            max_retries: 2,
+            delay_ms: 1000,
+        }
     }
 }
 
@@ -49,20 +52,28 @@ pub fn parse_config(config_json: &str) -> Result<Config, String> {
     let value: Value = serde_json::from_str(config_json)
         .map_err(|e| format!("{NAME}: the config is not valid JSON ({e})"))?;
     let Value::Object(map) = value else {
-        return Err(format!("{NAME}: the config must be a table, e.g. {{ max_retries = 2 }}"));
+        return Err(format!(
+            "{NAME}: the config must be a table, e.g. {{ max_retries = 2 }}"
+        ));
     };
     for (key, value) in map {
         match key.as_str() {
             "max_retries" => {
-                config.max_retries = value.as_u64().and_then(|n| u32::try_from(n).ok()).ok_or_else(|| {
-                    format!("{NAME}: max_retries must be a whole number, got {value}")
-                })?
+                config.max_retries = value
+                    .as_u64()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .ok_or_else(|| {
+                        format!("{NAME}: max_retries must be a whole number, got {value}")
+                    })?
             }
             "delay_ms" => {
-                config.delay_ms = value
-                    .as_u64()
-                    .filter(|&ms| ms <= MAX_DELAY_MS)
-                    .ok_or_else(|| format!("{NAME}: delay_ms must be 0 to {MAX_DELAY_MS}, got {value}"))?
+                config.delay_ms =
+                    value
+                        .as_u64()
+                        .filter(|&ms| ms <= MAX_DELAY_MS)
+                        .ok_or_else(|| {
+                            format!("{NAME}: delay_ms must be 0 to {MAX_DELAY_MS}, got {value}")
+                        })?
             }
             other => {
                 return Err(format!(
@@ -100,7 +111,11 @@ pub fn decide(config: &Config, context: &FailureContext) -> Decision {
         return Decision::Delegate;
     }
     // The count lives in the session log, so a resumed process continues it.
-    let spent = context.earlier_retries.iter().filter(|r| r.policy_key == POLICY_KEY).count();
+    let spent = context
+        .earlier_retries
+        .iter()
+        .filter(|r| r.policy_key == POLICY_KEY)
+        .count();
     if spent >= config.max_retries as usize {
         return Decision::GiveUp(format!(
             "{NAME}: {} after {spent} retries ({})",

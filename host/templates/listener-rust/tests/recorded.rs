@@ -1,7 +1,9 @@
 //! The listener against recorded failures (tests/recorded.json): each gets its decision, and the
 //! configuration is refused loudly when it is wrong.
 
-use dsh_guest_support::listener::{Decision, EarlierRetry, FailureCode, FailureContext, LlmFailure};
+use dsh_guest_support::listener::{
+    Decision, EarlierRetry, FailureCode, FailureContext, LlmFailure,
+};
 use serde_json::Value;
 
 fn recorded() -> Value {
@@ -53,13 +55,18 @@ fn recorded_failures_get_their_decision() {
     for case in cases {
         let name = &case["name"];
         let expected = &case["expected"];
-        match ({{module}}::on_failure(&context(case)), expected["decision"].as_str().unwrap()) {
+        match (
+            {{module}}::on_failure(&context(case)),
+            expected["decision"].as_str().unwrap(),
+        ) {
             (Decision::Retry(r), "retry") => {
                 assert_eq!(Some(r.delay_ms), expected["delay_ms"].as_u64(), "{name}");
                 assert_eq!(r.policy_key, {{module}}::POLICY_KEY, "{name}");
                 assert_eq!(r.replace_messages, None, "{name}");
             }
-            (Decision::GiveUp(reason), "give-up") => assert!(reason.starts_with("{{name}}: "), "{name}: {reason}"),
+            (Decision::GiveUp(reason), "give-up") => {
+                assert!(reason.starts_with("{{name}}: "), "{name}: {reason}")
+            }
             (Decision::Delegate, "delegate") => {}
             (got, want) => panic!("{name}: expected {want}, got {got:?}"),
         }
@@ -72,5 +79,8 @@ fn a_wrong_configuration_is_refused_by_name() {
     assert!(err.contains("unknown config key `max_retrys`"), "{err}");
     let err = {{module}}::configure(r#"{"delay_ms": -1}"#).unwrap_err();
     assert!(err.contains("delay_ms must be"), "{err}");
-    assert_eq!({{module}}::parse_config(""), Ok({{module}}::Config::default()));
+    assert_eq!(
+        {{module}}::parse_config(""),
+        Ok({{module}}::Config::default())
+    );
 }
