@@ -111,6 +111,21 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+    /// Create a guest project of its own: the WIT this binary speaks, the bindings and SDK, a build,
+    /// a test over recorded cases, a README saying how to run it against `dsh-host mock`.
+    New {
+        /// What the guest is: an adapter (world provider-adapter) or a listener (world recovery-listener).
+        #[arg(value_enum)]
+        kind: crate::new_project::Kind,
+        /// The guest's name: lower-case letters, digits and single hyphens, starting with a letter.
+        name: String,
+        /// The language (and toolchain): rust (wasm32-wasip2), python (componentize-py) or js (componentize-js).
+        #[arg(long, value_enum)]
+        lang: crate::new_project::Lang,
+        /// Where to write it (default: ./NAME); it must be new or empty.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 #[derive(clap::Args, Debug)]
@@ -238,7 +253,21 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
         Command::Sessions { command } => crate::cli_sessions::run(command, cli.config.as_deref(), &sessions_dir),
         Command::Completions { shell } => generate::completions(shell).map(|()| ExitCode::SUCCESS),
         Command::Man { dir } => generate::man(dir.as_deref()).map(|()| ExitCode::SUCCESS),
+        Command::New { kind, name, lang, dir } => new_project(kind, lang, &name, dir),
     }
+}
+
+fn new_project(
+    kind: crate::new_project::Kind,
+    lang: crate::new_project::Lang,
+    name: &str,
+    dir: Option<PathBuf>,
+) -> Result<ExitCode> {
+    let dir = dir.unwrap_or_else(|| PathBuf::from(name));
+    let written = crate::new_project::create(kind, lang, name, &dir)?;
+    println!("created {} ({} files)", dir.display(), written.len());
+    println!("{}", crate::new_project::next_steps(kind, lang, &dir));
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `$XDG_STATE_HOME/dsh-host/sessions`, else `~/.local/state/dsh-host/sessions`, else `./sessions`.

@@ -21,6 +21,7 @@ pub mod listener;
 pub mod log;
 pub mod mock;
 pub mod network;
+pub mod new_project;
 pub mod output;
 pub mod plan;
 pub mod private_fs;

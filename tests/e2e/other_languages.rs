@@ -126,19 +126,6 @@ fn error_step(status: u16, rpc: &str, message: &str, details: Value) -> Value {
     })
 }
 
-fn retries(events: &[Event]) -> Vec<(String, u64, String)> {
-    of_kind(events, "llm/retry")
-        .iter()
-        .map(|e| {
-            (
-                e.data["policy_key"].as_str().unwrap().to_string(),
-                e.data["delay_ms"].as_u64().unwrap(),
-                e.data["code"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect()
-}
-
 fn llm_error(events: &[Event]) -> &Event {
     of_kind(events, "llm/error")
         .first()

@@ -130,6 +130,20 @@ pub fn failure_code(events: &[Event]) -> Option<String> {
         .map(|e| e.data["failure"]["code"].as_str().unwrap().to_string())
 }
 
+/// The `llm/retry` events as (policy key, delay, code).
+pub fn retries(events: &[Event]) -> Vec<(String, u64, String)> {
+    of_kind(events, "llm/retry")
+        .iter()
+        .map(|e| {
+            (
+                e.data["policy_key"].as_str().unwrap().to_string(),
+                e.data["delay_ms"].as_u64().unwrap(),
+                e.data["code"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
 /// A test-only guest built by build.rs.
 pub fn test_guest(stem: &str) -> PathBuf {
     Path::new(env!("DSH_GUEST_DIR")).join(format!("{stem}.wasm"))

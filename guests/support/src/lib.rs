@@ -5,6 +5,12 @@
 //! module generates the `dsh:llm/types` WIT types once, converts them to and from the mirrors, and
 //! holds the export glue each guest's `bindings.rs` expands. Unused items cost nothing in a
 //! component (the `guest` profile links with LTO).
+//!
+//! It is also the SDK of guests outside this repository: `dsh-host new --lang rust` writes these
+//! sources into the project's `vendor/dsh-guest-support` (the project depends on it by path; its
+//! WIT is then the project's `wit/0.2.0`, which `../../wit/0.2.0` names from there), and
+//! docs/writing-guests.md documents what each module offers. Keep it usable from there: no path
+//! outside this crate but `../../wit/0.2.0` and, for the test helpers, `../../tests/fixtures`.
 
 pub mod body;
 pub mod json;

@@ -299,13 +299,21 @@ impl From<t::Chunk> for w::Chunk {
 /// The whole component export of a provider adapter (world `provider-adapter`), expanded in the
 /// guest crate (in its wasm32-only `bindings` module). The crate root must provide `NAME`, `VERSION`,
 /// `plan_request`, `classify_failure` and `Decoder` working on [`crate::types`]; the guest depends on
-/// `wit-bindgen` (wasm32) and names this crate `dsh_guest_support`; its WIT is at `../../wit/0.2.0`.
+/// `wit-bindgen` (wasm32) and names this crate `dsh_guest_support`.
+///
+/// `export_adapter!()` reads the WIT at `../../wit/0.2.0` (a guest in this repository's `guests/`);
+/// a project of its own (`dsh-host new`) names its copy: `export_adapter!(wit = "wit/0.2.0")`, a
+/// path relative to the guest crate's Cargo.toml. It must be `dsh:llm@0.2.0`, the version of these
+/// conversions.
 #[macro_export]
 #[allow(clippy::crate_in_macro_def)] // `crate::` is meant: the guest's own items, where it expands.
 macro_rules! export_adapter {
     () => {
+        $crate::export_adapter!(wit = "../../wit/0.2.0");
+    };
+    (wit = $wit:tt) => {
         wit_bindgen::generate!({
-            path: "../../wit/0.2.0",
+            path: $wit,
             world: "provider-adapter",
             with: { "dsh:llm/types@0.2.0": dsh_guest_support::wit::types },
         });
@@ -363,13 +371,19 @@ macro_rules! export_adapter {
 /// The whole component export of a recovery listener (world `recovery-listener`), expanded in the
 /// guest crate (in its wasm32-only `bindings` module). The crate root must provide `NAME`,
 /// `VERSION`, `configure` and `on_failure` working on [`crate::listener`]; the guest depends on
-/// `wit-bindgen` (wasm32) and names this crate `dsh_guest_support`; its WIT is at `../../wit/0.2.0`.
+/// `wit-bindgen` (wasm32) and names this crate `dsh_guest_support`.
+///
+/// The WIT path works as for [`export_adapter!`](crate::export_adapter): `export_listener!()` for a
+/// guest in this repository, `export_listener!(wit = "wit/0.2.0")` in a project of its own.
 #[macro_export]
 #[allow(clippy::crate_in_macro_def)] // `crate::` is meant: the guest's own items, where it expands.
 macro_rules! export_listener {
     () => {
+        $crate::export_listener!(wit = "../../wit/0.2.0");
+    };
+    (wit = $wit:tt) => {
         wit_bindgen::generate!({
-            path: "../../wit/0.2.0",
+            path: $wit,
             world: "recovery-listener",
             with: { "dsh:llm/types@0.2.0": dsh_guest_support::wit::types },
         });
