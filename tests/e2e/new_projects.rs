@@ -96,8 +96,10 @@ fn test_and_build(lang: &str, name: &str, dir: &Path) -> PathBuf {
                 &["-m", "unittest", "discover", "-s", "tests", "-v"],
                 "install Python 3",
             );
+            // The adapter's three tests or the listener's two, all passing.
             assert!(
-                report(&out).contains("Ran 2 tests") && report(&out).contains("\nOK"),
+                (report(&out).contains("Ran 2 tests") || report(&out).contains("Ran 3 tests"))
+                    && report(&out).contains("\nOK"),
                 "{}",
                 report(&out)
             );
@@ -162,10 +164,25 @@ async fn run_against(
     scratch.run_bin(&args, None).await
 }
 
-/// TODO(check, issue #12 item 2): `dsh-host check FILE.wasm` is being built on another branch. When
-/// it lands, run it here on every generated component and assert it passes; until then this
-/// checks nothing.
-fn check_component(_wasm: &Path) {}
+/// `dsh-host check` on the built component, as the project's README says to run it (with the
+/// listener's configuration from its dsh.toml): every case must pass.
+fn check_component(wasm: &Path, listener_config: Option<&str>) {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_dsh-host"));
+    cmd.arg("check").arg(wasm);
+    if let Some(config) = listener_config {
+        cmd.args(["--listener-config", config]);
+    }
+    let out = cmd.output().expect("dsh-host runs");
+    let report = stdout(&out);
+    assert!(
+        out.status.success(),
+        "dsh-host check {}: {}\n{report}\n{}",
+        wasm.display(),
+        out.status,
+        stderr(&out)
+    );
+    assert!(report.contains("pass"), "a report with passing cases: {report}");
+}
 
 /// An adapter project: generated, tested, built, and run with `--adapter` against its mock script
 /// (a 429 with retry-after 1, then a streamed answer).
@@ -175,7 +192,7 @@ async fn adapter_project(lang: &str) {
     let dir = home.path().join(&name);
     generate("adapter", lang, &name, &dir);
     let wasm = test_and_build(lang, &name, &dir);
-    check_component(&wasm);
+    check_component(&wasm, None);
 
     let mock = project_mock(&dir).await;
     let scratch = Scratch::new();
@@ -222,7 +239,7 @@ async fn listener_project(lang: &str) {
     let dir = home.path().join(&name);
     generate("listener", lang, &name, &dir);
     let wasm = test_and_build(lang, &name, &dir);
-    check_component(&wasm);
+    check_component(&wasm, Some(r#"{"max_retries": 2, "delay_ms": 200}"#));
 
     let mock = project_mock(&dir).await;
     let scratch = Scratch::new();

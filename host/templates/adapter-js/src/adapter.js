@@ -80,6 +80,7 @@ function codeFor(status, kind, message) {
   const lower = message.toLowerCase();
   const overflow = kind === 'context_length_exceeded' || lower.includes('maximum context length') || lower.includes('context window');
   if (status === 401 || status === 403) return codes.AUTH;
+  if (status === 402) return codes.QUOTA_EXCEEDED; // Payment Required: billing, which waiting will not cure
   if (status === 429) return kind === 'insufficient_quota' ? codes.QUOTA_EXCEEDED : codes.RATE_LIMITED;
   if ([400, 413, 422].includes(status) && overflow) return codes.CONTEXT_WINDOW_EXCEEDED;
   if (status === 408 || status === 504) return codes.TIMEOUT;

@@ -12,6 +12,7 @@ An adapter never retries.
 """
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
@@ -104,17 +105,16 @@ def retry_after_ms(headers, received_at_ms: int) -> Optional[int]:
     ms = header(headers, "retry-after-ms")
     if ms is not None:
         try:
-            value = float(ms)
-            if value >= 0:
-                return round(value)
+            hint = delay_ms(float(ms))
+            if hint is not None:
+                return hint
         except ValueError:
             pass
     after = header(headers, "retry-after")
     if after is None:
         return None
     try:
-        seconds = float(after)
-        return round(seconds * 1000) if seconds >= 0 else None
+        return delay_ms(float(after) * 1000)
     except ValueError:
         pass
     try:
@@ -122,9 +122,21 @@ def retry_after_ms(headers, received_at_ms: int) -> Optional[int]:
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
     if date_ms >= received_at_ms:
-        return date_ms - received_at_ms
+        return delay_ms(date_ms - received_at_ms)
     # An HTTP date has one-second resolution: within the current second means now.
     return 0 if received_at_ms - date_ms < 1000 else None
+
+
+U64_MAX = 2**64 - 1
+
+
+def delay_ms(value: float) -> Optional[int]:
+    """A delay the contract can carry (a u64 of milliseconds), else no hint: `1e999`, `NaN`, a
+    negative or an absurdly large value would make the host refuse the whole answer."""
+    if not math.isfinite(value) or value < 0:
+        return None
+    ms = round(value)
+    return ms if ms <= U64_MAX else None
 
 
 def excerpt(text: str) -> str:
@@ -162,6 +174,8 @@ def code_for(status: int, kind: str, message: str) -> str:
     overflow = kind == "context_length_exceeded" or "maximum context length" in lower or "context window" in lower
     if status in (401, 403):
         return "AUTH"
+    if status == 402:  # Payment Required: billing, which waiting will not cure
+        return "QUOTA_EXCEEDED"
     if status == 429:
         return "QUOTA_EXCEEDED" if kind == "insufficient_quota" else "RATE_LIMITED"
     if status in (400, 413, 422) and overflow:

@@ -38,6 +38,15 @@ class Recorded(unittest.TestCase):
                 self.assertEqual(f.request_id, case["expected_request_id"])
                 self.assertEqual(f.status, case["status"])
 
+    def test_a_hint_the_contract_cannot_carry_is_no_hint(self):
+        # The contract's retry-after is a u64 of milliseconds: an infinite, NaN, negative or
+        # oversized value must become "no hint", never an exception (which would trap the guest).
+        for value in ["1e999", "NaN", "-1", "99999999999999999999"]:
+            for name in ["retry-after", "retry-after-ms"]:
+                with self.subTest(f"{name}: {value}"):
+                    f = logic.classify_failure(429, [(name, value)], RECEIVED_AT_MS, b"")
+                    self.assertEqual((f.code, f.retry_after_ms), ("RATE_LIMITED", None))
+
     def test_recorded_streams_decode_to_their_text_and_finish_however_they_are_cut(self):
         self.assertTrue(RECORDED["streams"], "tests/recorded.json has no streams")
         for case in RECORDED["streams"]:

@@ -140,6 +140,7 @@ fn code_for(status: u16, kind: &str, message: &str) -> FailureCode {
         || lower.contains("context window");
     match status {
         401 | 403 => codes::AUTH,
+        402 => codes::QUOTA_EXCEEDED, // Payment Required: billing, which waiting will not cure
         429 if kind == "insufficient_quota" => codes::QUOTA_EXCEEDED,
         429 => codes::RATE_LIMITED,
         400 | 413 | 422 if overflow => codes::CONTEXT_WINDOW_EXCEEDED,
