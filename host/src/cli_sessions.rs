@@ -2,7 +2,7 @@
 //! the work is the session store's and `retention`'s).
 
 use crate::config::Config;
-use crate::log::{SessionInfo, SessionStore};
+use crate::store::SessionInfo;
 use anyhow::{Result, bail};
 use clap::Subcommand;
 use std::path::Path;
@@ -44,20 +44,20 @@ fn parse_age(text: &str) -> Result<Duration> {
 
 pub fn run(command: SessionsCommand, config_path: Option<&Path>, sessions_dir: &Path) -> Result<ExitCode> {
     match command {
-        SessionsCommand::List { limit, all, json } => list(sessions_dir, (!all).then_some(limit), json),
+        SessionsCommand::List { limit, all, json } => list(config_path, sessions_dir, (!all).then_some(limit), json),
         SessionsCommand::Prune(args) => prune(args, config_path, sessions_dir),
     }
 }
 
-fn list(sessions_dir: &Path, limit: Option<usize>, json: bool) -> Result<ExitCode> {
-    let store = SessionStore::open(sessions_dir)?;
+fn list(config_path: Option<&Path>, sessions_dir: &Path, limit: Option<usize>, json: bool) -> Result<ExitCode> {
+    let store = crate::cli::open_sessions(config_path, sessions_dir)?;
     let all = crate::cli::sessions_list::list(&store)?;
     let shown = &all[..limit.unwrap_or(all.len()).min(all.len())];
     let mut out = std::io::stdout().lock();
     // A reader that stops reading (`| head`) is not an error.
     let _ = crate::cli::sessions_list::print(&mut out, shown, json, &crate::cli::colour::Palette::stdout());
     if all.is_empty() && !json {
-        eprintln!("no session in {} yet", store.path().display());
+        eprintln!("no session in {} yet", store.location());
     } else if shown.len() < all.len() {
         eprintln!("({} older session(s) not shown: --all lists them)", all.len() - shown.len());
     }
@@ -72,7 +72,7 @@ fn prune(args: PruneArgs, config_path: Option<&Path>, sessions_dir: &Path) -> Re
              under [sessions] in the config)"
         );
     };
-    let store = SessionStore::open(sessions_dir)?;
+    let store = crate::store::SessionStore::open_configured(sessions_dir, &config.sessions)?;
     let pruned = crate::retention::prune(&store, age, SystemTime::now(), args.dry_run)?;
     // Stdout: one session per line (id, last written, size), for scripts; the summary goes to stderr.
     for session in &pruned.removed {
@@ -85,12 +85,12 @@ fn prune(args: PruneArgs, config_path: Option<&Path>, sessions_dir: &Path) -> Re
         eprintln!(
             "would delete {count} session(s) ({bytes} bytes) not written for {age_text}, from {}; \
              run without --dry-run to delete them",
-            store.path().display()
+            store.location()
         );
     } else {
         eprintln!(
             "deleted {count} session(s) ({bytes} bytes) not written for {age_text}, from {}",
-            store.path().display()
+            store.location()
         );
     }
     for session in &pruned.in_use {

@@ -18,6 +18,7 @@ mod guests;
 mod hostile_provider;
 mod mock_record;
 mod on_disk;
+mod postgres;
 mod other_languages;
 mod recovery;
 mod sandbox;
