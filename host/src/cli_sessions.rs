@@ -5,7 +5,7 @@ use crate::config::Config;
 use crate::store::SessionInfo;
 use anyhow::{Result, bail};
 use clap::Subcommand;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
 
@@ -26,6 +26,14 @@ pub enum SessionsCommand {
     /// Delete the sessions whose log was last written longer ago than an age (a session a running
     /// dsh-host is writing is kept).
     Prune(PruneArgs),
+    /// Copy the JSON Lines session logs of DIR into the PostgreSQL database that DSH_SESSIONS_URL
+    /// (or `url` under [sessions]) names. Idempotent: what was imported already is left alone, and a
+    /// session that grew in its file gets its new events. The files are left as they were.
+    Import {
+        /// A sessions directory (its `<id>.jsonl` files).
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+    },
 }
 
 #[derive(clap::Args, Debug)]
@@ -46,6 +54,7 @@ pub fn run(command: SessionsCommand, config_path: Option<&Path>, sessions_dir: &
     match command {
         SessionsCommand::List { limit, all, json } => list(config_path, sessions_dir, (!all).then_some(limit), json),
         SessionsCommand::Prune(args) => prune(args, config_path, sessions_dir),
+        SessionsCommand::Import { dir } => import(&dir, config_path),
     }
 }
 
@@ -107,6 +116,55 @@ fn prune(args: PruneArgs, config_path: Option<&Path>, sessions_dir: &Path) -> Re
     } else {
         ExitCode::from(crate::cli::EXIT_HOST_ERROR)
     })
+}
+
+fn import(dir: &Path, config_path: Option<&Path>) -> Result<ExitCode> {
+    use crate::pg_store::Imported;
+    use crate::session_import::Outcome;
+    let config = Config::load(config_path)?;
+    let Some(url) = crate::store::sessions_url(std::env::var(crate::store::SESSIONS_URL_ENV).ok(), &config.sessions)
+    else {
+        bail!(
+            "`sessions import` copies JSON Lines logs into PostgreSQL: name the database with DSH_SESSIONS_URL \
+             (or `url = \"postgres://...\"` under [sessions] in the config)"
+        );
+    };
+    let into = crate::pg_store::PgStore::connect(&url, config.sessions.lease)?;
+    let reports = crate::session_import::import_dir(dir, &into)?;
+    // Stdout: one session per line (id, what was done), for scripts; notes and the summary on stderr.
+    let (mut copied, mut there, mut failed) = (0, 0, 0);
+    for report in &reports {
+        let id = &report.id;
+        match &report.outcome {
+            Ok(Outcome::Imported { imported, torn_tail }) => {
+                match imported {
+                    Imported::Created(n) => println!("{id}  imported  {n} events"),
+                    Imported::Extended(n) => println!("{id}  extended  {n} new events"),
+                    Imported::AlreadyThere => println!("{id}  already imported"),
+                }
+                if *imported == Imported::AlreadyThere { there += 1 } else { copied += 1 }
+                if *torn_tail {
+                    eprintln!(
+                        "note: session '{id}' ends in a torn or malformed line, not imported (it stays in its file)"
+                    );
+                }
+            }
+            Ok(Outcome::BeingWritten) => {
+                eprintln!("kept session '{id}': a running dsh-host is writing it; import it again once it ends");
+            }
+            Err(error) => {
+                failed += 1;
+                eprintln!("error: could not import session '{id}': {error}");
+            }
+        }
+    }
+    eprintln!(
+        "{copied} session(s) imported or extended, {there} already there, {failed} failed: from {} into {}; \
+         the files are left as they were",
+        dir.display(),
+        into.location()
+    );
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(crate::cli::EXIT_HOST_ERROR) })
 }
 
 /// `ID  2026-10-01T12:00:00Z  12345 bytes`.

@@ -30,6 +30,7 @@ pub mod resume;
 pub mod retention;
 pub mod runtime;
 pub mod session;
+pub mod session_import;
 pub mod store;
 pub mod tools;
 pub mod transport;

@@ -339,6 +339,77 @@ impl PgStore {
         Ok(PgFollower { store: PgStore { db: self.db.clone() }, id: id.to_string(), last_seq: after_seq })
     }
 
+    /// Imports session `id`'s events, read from elsewhere (a JSON Lines log; `modified`: when it was
+    /// last written). Idempotent: a session not here is created with every event in one transaction;
+    /// one here already whose events are the first of `events` gets the rest, under its lease (refused
+    /// while another writer holds it), and one that holds them all is left alone; one that differs is
+    /// an error naming the first event that does.
+    pub fn import(&self, id: &str, events: &[Event], modified: SystemTime) -> Result<Imported> {
+        check_session_id(id)?;
+        if let Some(bad) = (1..).zip(events).find(|(n, e)| e.seq != *n) {
+            bail!(
+                "session '{id}': its events are not numbered 1, 2, 3...: event {} is numbered {}; not imported",
+                bad.0,
+                bad.1.seq
+            );
+        }
+        let rows = events
+            .iter()
+            .map(|e| Ok((e.seq as i64, serde_json::to_string(e)?)))
+            .collect::<Result<Vec<(i64, String)>>>()?;
+        let (pool, sid, all) = (self.db.pool.clone(), id.to_string(), rows.clone());
+        let created = self
+            .db
+            .call(async move {
+                let bytes: i64 = all.iter().map(|(_, text)| text.len() as i64 + 1).sum();
+                let (seqs, texts): (Vec<i64>, Vec<String>) = all.into_iter().unzip();
+                let mut client = pool.get().await?;
+                let tx = client.transaction().await?;
+                let n = tx
+                    .execute(
+                        "INSERT INTO dsh_sessions (id, modified, bytes) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING",
+                        &[&sid, &modified, &bytes],
+                    )
+                    .await?;
+                if n == 0 {
+                    return Ok(false);
+                }
+                tx.execute(
+                    "INSERT INTO dsh_events (session, seq, event)
+                     SELECT $1, seq, event::json FROM unnest($2::bigint[], $3::text[]) AS e (seq, event)",
+                    &[&sid, &seqs, &texts],
+                )
+                .await?;
+                tx.commit().await?;
+                Ok(true)
+            })
+            .with_context(|| format!("importing session '{id}' into {}", self.db.location))?;
+        if created {
+            return Ok(Imported::Created(events.len()));
+        }
+        let claim = self.claim(id)?;
+        let here = &claim.read.events;
+        if let Some(n) = here.iter().zip(events).position(|(a, b)| a != b) {
+            bail!(
+                "session '{id}' is in {} already and differs from the one imported at event {}: not imported \
+                 (two different sessions under one id: rename the file, or delete the session in the database)",
+                self.db.location,
+                n + 1
+            );
+        }
+        // Here with every event (perhaps continued here since): nothing to add.
+        if here.len() >= events.len() {
+            return Ok(Imported::AlreadyThere);
+        }
+        let kept = here.len();
+        let new = rows.len() - kept;
+        let (mut log, _) = claim.open_for_append();
+        log.pending = rows[kept..].to_vec();
+        log.next_seq = rows.len() as u64 + 1;
+        log.commit()?;
+        Ok(Imported::Extended(new))
+    }
+
     fn missing(&self, id: &str) -> anyhow::Error {
         anyhow!(
             "no session '{id}' in the sessions database {} (list them with `dsh-host sessions list`)",
@@ -441,6 +512,17 @@ async fn renew(pool: Pool, id: String, holder: String, lease: Duration) {
             Err(e) => tracing::warn!("session '{id}': renewing its lease failed: {e:#}"),
         }
     }
+}
+
+/// What [`PgStore::import`] did with a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Imported {
+    /// New here: created with this many events.
+    Created(usize),
+    /// Here already with the first events: this many were added after them.
+    Extended(usize),
+    /// Here already with every event (and perhaps more, written here since): nothing written.
+    AlreadyThere,
 }
 
 /// A session held for writing and read (see [`PgStore::claim`]).

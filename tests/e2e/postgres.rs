@@ -301,7 +301,7 @@ async fn the_gateway_replays_an_idempotent_request_from_the_database() {
     let session = first.headers()["x-dsh-session"].to_str().unwrap().to_string();
     let text: serde_json::Value = serde_json::from_str(&first.text().await.unwrap()).unwrap();
     assert_eq!(text["choices"][0]["message"]["content"], "Stored answer");
-    assert_eq!(ids(&db).await, [session.clone()]);
+    assert_eq!(ids(&db).await, std::slice::from_ref(&session));
     assert!(!scratch.sessions().exists(), "nothing goes to the sessions directory");
 
     // Another gateway process on the same database answers the client's retry from the log.
@@ -315,4 +315,102 @@ async fn the_gateway_replays_an_idempotent_request_from_the_database() {
     assert_eq!(mock.requests().len(), 1, "a replay never calls the provider");
     let stored = events(&db, &session).await;
     assert_eq!(of_kind(&stored, "turn/end").len(), 1, "{}", timeline(&stored));
+}
+
+#[tokio::test]
+async fn sessions_import_copies_json_lines_logs_once_and_then_only_what_grew() {
+    let db = test_db().await;
+    let mock = mock(&script_of(&[&ok("one"), &ok("two"), &ok("three")])).await;
+    let scratch = Scratch::new();
+    // Two sessions in files (no DSH_SESSIONS_URL: the scratch sessions directory).
+    for prompt in ["first", "second"] {
+        let out = scratch.run_bin(&["run", "--base-url", &mock.base_url(), prompt], Some(TEST_KEY)).await;
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let dir = scratch.sessions().display().to_string();
+    let files = dsh_host::log::FileStore::open(&scratch.sessions()).unwrap();
+    let mut file_ids = files.ids().unwrap();
+    file_ids.sort();
+
+    let out = run_bin(&scratch, &db, &["sessions", "import", &dir], None).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines: Vec<String> = stdout(&out).lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), 2, "{}", stdout(&out));
+    for (line, id) in lines.iter().zip(&file_ids) {
+        let n = files.read(id).unwrap().events.len();
+        assert_eq!(line, &format!("{id}  imported  {n} events"));
+    }
+    for id in &file_ids {
+        assert_eq!(events(&db, id).await, files.read(id).unwrap().events, "{id}");
+        let out = run_bin(&scratch, &db, &["log", "--json", id], None).await;
+        assert_eq!(json_events(&out), files.read(id).unwrap().events);
+    }
+
+    // Again: nothing written. Then one session grows in its file: only its new events are added.
+    let out = run_bin(&scratch, &db, &["sessions", "import", &dir], None).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out), file_ids.iter().map(|id| format!("{id}  already imported\n")).collect::<String>());
+    let grown = &file_ids[0];
+    let before = files.read(grown).unwrap().events.len();
+    let out = scratch.run_bin(&["run", "--base-url", &mock.base_url(), "--resume", grown, "more"], Some(TEST_KEY)).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    let now = files.read(grown).unwrap().events;
+    let out = run_bin(&scratch, &db, &["sessions", "import", &dir], None).await;
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains(&format!("{grown}  extended  {} new events", now.len() - before)), "{}", stdout(&out));
+    assert_eq!(events(&db, grown).await, now);
+
+    // A different session under an id the database holds is refused, and leaves it as it was.
+    let other = &file_ids[1];
+    let client = connect(Some(&db.name)).await;
+    client
+        .execute("UPDATE dsh_events SET event = '{\"seq\":2,\"ts\":\"t\",\"type\":\"other\"}' WHERE session = $1 AND seq = 2", &[other])
+        .await
+        .unwrap();
+    let kept = events(&db, other).await;
+    let out = run_bin(&scratch, &db, &["sessions", "import", &dir], None).await;
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains(&format!("could not import session '{other}'")) && stderr(&out).contains("differs"), "{}", stderr(&out));
+    assert_eq!(events(&db, other).await, kept);
+}
+
+#[tokio::test]
+async fn a_writer_whose_lease_was_taken_over_cannot_commit_and_a_follower_sees_each_commit_once() {
+    let db = test_db().await;
+    let url = db.url.clone();
+    let name = db.name.clone();
+    tokio::task::spawn_blocking(move || {
+        let store = PgStore::connect(&url, Duration::from_secs(30)).unwrap();
+        let mut log = store.create_named("s1").unwrap();
+        let mut follower = store.follow("s1", 0).unwrap();
+        log.append("session/start", json!({})).unwrap();
+        assert!(follower.poll().unwrap().is_empty(), "not durable yet, not seen");
+        log.append_durable("llm/retry", json!({"retry": 1})).unwrap();
+        assert_eq!(seqs(&follower.poll().unwrap()), [1, 2], "one commit, both events");
+        assert!(follower.poll().unwrap().is_empty());
+
+        // Another store (another process) is refused while the lease lives.
+        let other = PgStore::connect(&url, Duration::from_secs(30)).unwrap();
+        let err = other.claim("s1").err().unwrap().to_string();
+        assert!(err.contains("is being written by another dsh-host process") && err.contains("lease 1"), "{err}");
+        // The writer stalls past its lease (made to lapse here) and the other takes over: the stalled
+        // writer's next commit is refused, and writes nothing.
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            let client = connect(Some(&name)).await;
+            client.execute("UPDATE dsh_sessions SET lease_expires = now() - interval '1 second'", &[]).await.unwrap();
+        });
+        let (mut taker, read) = other.claim("s1").unwrap().open_for_append();
+        assert_eq!(read.events.len(), 2);
+        let err = log.append_durable("turn/end", json!({})).unwrap_err().to_string();
+        assert!(err.contains("no longer this process's to write") && err.contains("events 3..3 were not written"), "{err}");
+        taker.append_durable("session/resumed", json!({})).unwrap();
+        drop(log);
+        drop(taker);
+        let kinds: Vec<String> = store.read("s1").unwrap().events.into_iter().map(|e| e.kind).collect();
+        assert_eq!(kinds, ["session/start", "llm/retry", "session/resumed"]);
+        assert!(!store.is_being_written("s1").unwrap(), "released when dropped");
+    })
+    .await
+    .unwrap();
 }
