@@ -41,6 +41,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 use tokio_postgres::config::SslMode;
+use tokio_postgres::types::ToSql;
+
+/// A statement's parameter, owned: it goes to the store's runtime with the statement.
+type Param = Box<dyn ToSql + Send + Sync>;
 
 /// The schema, one migration per version: version N is `MIGRATIONS[N - 1]`. Never edit one that has
 /// shipped; add the next.
@@ -151,19 +155,15 @@ impl PgStore {
     pub fn create_named(&self, id: &str) -> Result<PgLog> {
         check_session_id(id)?;
         let holder = self.db.new_holder();
-        let (pool, sid, h, secs) = (self.db.pool.clone(), id.to_string(), holder.clone(), self.db.lease_secs());
-        let created = self.db.call(async move {
-            let client = pool.get().await?;
-            let n = client
-                .execute(
-                    "INSERT INTO dsh_sessions (id, lease_holder, lease_expires)
-                     VALUES ($1, $2, now() + make_interval(secs => $3)) ON CONFLICT (id) DO NOTHING",
-                    &[&sid, &h, &secs],
-                )
-                .await?;
-            Ok(n == 1)
-        });
-        if !created.with_context(|| format!("creating session '{id}' in {}", self.db.location))? {
+        let created = self
+            .db
+            .execute(
+                "INSERT INTO dsh_sessions (id, lease_holder, lease_expires)
+                 VALUES ($1, $2, now() + make_interval(secs => $3)) ON CONFLICT (id) DO NOTHING",
+                vec![Box::new(id.to_string()), Box::new(holder.clone()), Box::new(self.db.lease_secs())],
+            )
+            .with_context(|| format!("creating session '{id}' in {}", self.db.location))?;
+        if created == 0 {
             bail!("session '{id}' exists already in {}", self.db.location);
         }
         Ok(PgLog { lease: Lease::start(&self.db, id, holder), next_seq: 1, pending: Vec::new(), broken: None })
@@ -174,26 +174,23 @@ impl PgStore {
     pub fn claim(&self, id: &str) -> Result<PgClaim> {
         check_session_id(id)?;
         let holder = self.db.new_holder();
-        let (pool, sid, h, secs) = (self.db.pool.clone(), id.to_string(), holder.clone(), self.db.lease_secs());
-        let taken = self
+        let rows = self
             .db
-            .call(async move {
-                let client = pool.get().await?;
-                let row = client
-                    .query_opt(
-                        "WITH taken AS (
-                             UPDATE dsh_sessions
-                             SET lease_holder = $2, lease_expires = now() + make_interval(secs => $3)
-                             WHERE id = $1 AND (lease_holder IS NULL OR lease_expires <= now())
-                             RETURNING id)
-                         SELECT EXISTS (SELECT 1 FROM taken), s.lease_holder, s.lease_expires
-                         FROM dsh_sessions s WHERE s.id = $1",
-                        &[&sid, &h, &secs],
-                    )
-                    .await?;
-                Ok(row.map(|r| (r.get::<_, bool>(0), r.get::<_, Option<String>>(1), r.get::<_, Option<SystemTime>>(2))))
-            })
+            .query(
+                // The outer SELECT sees the row as it was before the UPDATE: the holder that refused us.
+                "WITH taken AS (
+                     UPDATE dsh_sessions
+                     SET lease_holder = $2, lease_expires = now() + make_interval(secs => $3)
+                     WHERE id = $1 AND (lease_holder IS NULL OR lease_expires <= now())
+                     RETURNING id)
+                 SELECT EXISTS (SELECT 1 FROM taken), s.lease_holder, s.lease_expires
+                 FROM dsh_sessions s WHERE s.id = $1",
+                vec![Box::new(id.to_string()), Box::new(holder.clone()), Box::new(self.db.lease_secs())],
+            )
             .with_context(|| format!("claiming session '{id}' in {}", self.db.location))?;
+        let taken = rows.first().map(|r| {
+            (r.get::<_, bool>(0), r.get::<_, Option<String>>(1), r.get::<_, Option<SystemTime>>(2))
+        });
         match taken {
             None => Err(self.missing(id)),
             Some((true, _, _)) => {
@@ -257,28 +254,23 @@ impl PgStore {
 
     /// Whether session `id` exists.
     pub fn exists(&self, id: &str) -> Result<bool> {
-        let (pool, sid) = (self.db.pool.clone(), id.to_string());
-        self.db
-            .call(async move {
-                let client = pool.get().await?;
-                Ok(client.query_one("SELECT EXISTS (SELECT 1 FROM dsh_sessions WHERE id = $1)", &[&sid]).await?.get(0))
-            })
-            .with_context(|| format!("looking up session '{id}' in {}", self.db.location))
+        let rows = self
+            .db
+            .query("SELECT 1 FROM dsh_sessions WHERE id = $1", vec![Box::new(id.to_string())])
+            .with_context(|| format!("looking up session '{id}' in {}", self.db.location))?;
+        Ok(!rows.is_empty())
     }
 
     /// Every session, with when it was last written and the size of its events, sorted by id.
     pub fn list_sessions(&self) -> Result<Vec<SessionInfo>> {
-        let pool = self.db.pool.clone();
-        self.db
-            .call(async move {
-                let client = pool.get().await?;
-                let rows = client.query("SELECT id, modified, bytes FROM dsh_sessions ORDER BY id", &[]).await?;
-                Ok(rows
-                    .iter()
-                    .map(|r| SessionInfo { id: r.get(0), modified: r.get(1), bytes: r.get::<_, i64>(2).max(0) as u64 })
-                    .collect())
-            })
-            .with_context(|| format!("listing the sessions in {}", self.db.location))
+        let rows = self
+            .db
+            .query("SELECT id, modified, bytes FROM dsh_sessions ORDER BY id", Vec::new())
+            .with_context(|| format!("listing the sessions in {}", self.db.location))?;
+        Ok(rows
+            .iter()
+            .map(|r| SessionInfo { id: r.get(0), modified: r.get(1), bytes: r.get::<_, i64>(2).max(0) as u64 })
+            .collect())
     }
 
     /// The ids of every session.
@@ -290,21 +282,14 @@ impl PgStore {
     /// so no writer can take the session between the check and the deletion.
     pub fn remove_session(&self, id: &str) -> Result<bool> {
         check_session_id(id)?;
-        let (pool, sid) = (self.db.pool.clone(), id.to_string());
         let deleted = self
             .db
-            .call(async move {
-                let client = pool.get().await?;
-                let n = client
-                    .execute(
-                        "DELETE FROM dsh_sessions WHERE id = $1 AND (lease_holder IS NULL OR lease_expires <= now())",
-                        &[&sid],
-                    )
-                    .await?;
-                Ok(n == 1)
-            })
+            .execute(
+                "DELETE FROM dsh_sessions WHERE id = $1 AND (lease_holder IS NULL OR lease_expires <= now())",
+                vec![Box::new(id.to_string())],
+            )
             .with_context(|| format!("deleting session '{id}' from {}", self.db.location))?;
-        if deleted {
+        if deleted == 1 {
             return Ok(true);
         }
         if self.exists(id)? { Ok(false) } else { Err(self.missing(id)) }
@@ -313,21 +298,14 @@ impl PgStore {
     /// Whether a live lease holds the session now.
     pub fn is_being_written(&self, id: &str) -> Result<bool> {
         check_session_id(id)?;
-        let (pool, sid) = (self.db.pool.clone(), id.to_string());
-        let held = self
+        let rows = self
             .db
-            .call(async move {
-                let client = pool.get().await?;
-                let row = client
-                    .query_opt(
-                        "SELECT lease_holder IS NOT NULL AND lease_expires > now() FROM dsh_sessions WHERE id = $1",
-                        &[&sid],
-                    )
-                    .await?;
-                Ok(row.map(|r| r.get::<_, bool>(0)))
-            })
+            .query(
+                "SELECT lease_holder IS NOT NULL AND lease_expires > now() FROM dsh_sessions WHERE id = $1",
+                vec![Box::new(id.to_string())],
+            )
             .with_context(|| format!("looking up session '{id}' in {}", self.db.location))?;
-        held.ok_or_else(|| self.missing(id))
+        rows.first().map(|r| r.get::<_, bool>(0)).ok_or_else(|| self.missing(id))
     }
 
     /// Follows a session from after event `after_seq`.
@@ -357,32 +335,15 @@ impl PgStore {
             .iter()
             .map(|e| Ok((e.seq as i64, serde_json::to_string(e)?)))
             .collect::<Result<Vec<(i64, String)>>>()?;
-        let (pool, sid, all) = (self.db.pool.clone(), id.to_string(), rows.clone());
         let created = self
             .db
-            .call(async move {
-                let bytes: i64 = all.iter().map(|(_, text)| text.len() as i64 + 1).sum();
-                let (seqs, texts): (Vec<i64>, Vec<String>) = all.into_iter().unzip();
-                let mut client = pool.get().await?;
-                let tx = client.transaction().await?;
-                let n = tx
-                    .execute(
-                        "INSERT INTO dsh_sessions (id, modified, bytes) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING",
-                        &[&sid, &modified, &bytes],
-                    )
-                    .await?;
-                if n == 0 {
-                    return Ok(false);
-                }
-                tx.execute(
-                    "INSERT INTO dsh_events (session, seq, event)
-                     SELECT $1, seq, event::json FROM unnest($2::bigint[], $3::text[]) AS e (seq, event)",
-                    &[&sid, &seqs, &texts],
-                )
-                .await?;
-                tx.commit().await?;
-                Ok(true)
-            })
+            .call(write_events(
+                self.db.pool.clone(),
+                "INSERT INTO dsh_sessions (id, modified, bytes) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING",
+                vec![Box::new(id.to_string()), Box::new(modified), Box::new(size_of(&rows))],
+                id.to_string(),
+                rows.clone(),
+            ))
             .with_context(|| format!("importing session '{id}' into {}", self.db.location))?;
         if created {
             return Ok(Imported::Created(events.len()));
@@ -433,6 +394,26 @@ impl Db {
         }
     }
 
+    /// Runs one statement on a pooled connection; the rows it returns.
+    fn query(&self, sql: &'static str, params: Vec<Param>) -> Result<Vec<tokio_postgres::Row>> {
+        let pool = self.pool.clone();
+        self.call(async move {
+            let client = pool.get().await?;
+            let params: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p.as_ref() as &(dyn ToSql + Sync)).collect();
+            Ok(client.query(sql, &params).await?)
+        })
+    }
+
+    /// Runs one statement on a pooled connection; how many rows it changed.
+    fn execute(&self, sql: &'static str, params: Vec<Param>) -> Result<u64> {
+        let pool = self.pool.clone();
+        self.call(async move {
+            let client = pool.get().await?;
+            let params: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p.as_ref() as &(dyn ToSql + Sync)).collect();
+            Ok(client.execute(sql, &params).await?)
+        })
+    }
+
     fn lease_secs(&self) -> f64 {
         self.lease.as_secs_f64()
     }
@@ -461,17 +442,10 @@ impl Lease {
 impl Drop for Lease {
     fn drop(&mut self) {
         self.renewer.abort();
-        let (pool, id, holder) = (self.db.pool.clone(), self.id.clone(), self.holder.clone());
-        let released = self.db.call(async move {
-            let client = pool.get().await?;
-            client
-                .execute(
-                    "UPDATE dsh_sessions SET lease_holder = NULL, lease_expires = NULL WHERE id = $1 AND lease_holder = $2",
-                    &[&id, &holder],
-                )
-                .await?;
-            Ok(())
-        });
+        let released = self.db.execute(
+            "UPDATE dsh_sessions SET lease_holder = NULL, lease_expires = NULL WHERE id = $1 AND lease_holder = $2",
+            vec![Box::new(self.id.clone()), Box::new(self.holder.clone())],
+        );
         if let Err(e) = released {
             // Not lost: the lease lapses on its own.
             tracing::warn!(
@@ -589,33 +563,18 @@ impl PgLog {
         let events = std::mem::take(&mut self.pending);
         let (first, last) = (events[0].0, events[events.len() - 1].0);
         let db = &self.lease.db;
-        let (pool, id, holder, secs) = (db.pool.clone(), self.lease.id.clone(), self.lease.holder.clone(), db.lease_secs());
-        let committed = db.call(async move {
-            let bytes: i64 = events.iter().map(|(_, text)| text.len() as i64 + 1).sum();
-            let (seqs, texts): (Vec<i64>, Vec<String>) = events.into_iter().unzip();
-            let mut client = pool.get().await?;
-            let tx = client.transaction().await?;
-            let held = tx
-                .execute(
-                    "UPDATE dsh_sessions SET modified = now(), bytes = bytes + $3,
-                         lease_expires = now() + make_interval(secs => $4)
-                     WHERE id = $1 AND lease_holder = $2",
-                    &[&id, &holder, &bytes, &secs],
-                )
-                .await?;
-            if held == 0 {
-                return Ok(false);
-            }
-            tx.execute(
-                "INSERT INTO dsh_events (session, seq, event)
-                 SELECT $1, seq, event::json FROM unnest($2::bigint[], $3::text[]) AS e (seq, event)",
-                &[&id, &seqs, &texts],
-            )
-            .await?;
-            tx.commit().await?;
-            Ok(true)
-        });
         let id = &self.lease.id;
+        // The lease is checked (and renewed) in the transaction that writes: a holder that lost it
+        // changes no row, and writes nothing.
+        let committed = db.call(write_events(
+            db.pool.clone(),
+            "UPDATE dsh_sessions SET modified = now(), bytes = bytes + $3,
+                 lease_expires = now() + make_interval(secs => $4)
+             WHERE id = $1 AND lease_holder = $2",
+            vec![Box::new(id.clone()), Box::new(self.lease.holder.clone()), Box::new(size_of(&events)), Box::new(db.lease_secs())],
+            id.clone(),
+            events,
+        ));
         let why = match committed {
             Ok(true) => return Ok(()),
             Ok(false) => format!(
@@ -662,6 +621,37 @@ impl PgFollower {
         }
         Ok(events)
     }
+}
+
+/// In one transaction: `session_sql` on the session's row, then (unless it changed no row, which
+/// writes nothing) the events `(seq, JSON)`. Whether they were written.
+async fn write_events(
+    pool: Pool,
+    session_sql: &'static str,
+    session_params: Vec<Param>,
+    id: String,
+    events: Vec<(i64, String)>,
+) -> Result<bool> {
+    let (seqs, texts): (Vec<i64>, Vec<String>) = events.into_iter().unzip();
+    let mut client = pool.get().await?;
+    let tx = client.transaction().await?;
+    let params: Vec<&(dyn ToSql + Sync)> = session_params.iter().map(|p| p.as_ref() as &(dyn ToSql + Sync)).collect();
+    if tx.execute(session_sql, &params).await? == 0 {
+        return Ok(false);
+    }
+    tx.execute(
+        "INSERT INTO dsh_events (session, seq, event)
+         SELECT $1, seq, event::json FROM unnest($2::bigint[], $3::text[]) AS e (seq, event)",
+        &[&id, &seqs, &texts],
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(true)
+}
+
+/// The size of events as a file would hold them (each line and its newline).
+fn size_of(events: &[(i64, String)]) -> i64 {
+    events.iter().map(|(_, text)| text.len() as i64 + 1).sum()
 }
 
 /// Creates the schema or migrates it to the latest version, in one transaction that other processes
