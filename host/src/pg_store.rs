@@ -104,7 +104,9 @@ impl PgStore {
     pub fn connect(url: &str, lease: Duration) -> Result<PgStore> {
         let location = redact_url(url);
         let mut config = pg_config(url, &location)?;
-        config.connect_timeout(CONNECT_BOUND);
+        if config.get_connect_timeout().is_none() {
+            config.connect_timeout(CONNECT_BOUND);
+        }
         if config.get_application_name().is_none() {
             config.application_name("dsh-host");
         }
