@@ -7,7 +7,7 @@
 use dsh_host::attempt::Provider;
 use dsh_host::config::{self, Config, RetryPolicy};
 use dsh_host::engine::GuestEngine;
-use dsh_host::log::SessionStore;
+use dsh_host::store::SessionStore;
 use dsh_host::mock::{MockScript, MockServer};
 use dsh_host::runtime::Runtime;
 use dsh_host::session::{Session, SessionDeps};

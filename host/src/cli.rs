@@ -11,7 +11,7 @@ pub mod run_output;
 pub mod sessions_list;
 
 use crate::config::{Config, GuestRef, ProviderConfig};
-use crate::log::SessionStore;
+use crate::store::SessionStore;
 use crate::mock::{MockOptions, MockScript, MockServer};
 use crate::runtime::Runtime;
 use crate::session::{Session, TurnError, default_engine};
@@ -38,7 +38,8 @@ pub const EXIT_INTERRUPTED: u8 = 130;
     about = "Run LLM provider adapters as sandboxed WebAssembly components"
 )]
 pub struct Cli {
-    /// Directory of session logs (one JSON Lines file per session).
+    /// Directory of session logs (one JSON Lines file per session). Unused when DSH_SESSIONS_URL (or
+    /// `url` under [sessions] in the config) names a PostgreSQL database to keep them in.
     #[arg(long, global = true, env = "DSH_SESSIONS_DIR", value_name = "DIR")]
     pub sessions: Option<PathBuf>,
     /// Configuration file (dsh.toml); without one, the built-in defaults apply.
@@ -248,7 +249,7 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
                 (Some(id), false) => log_view::Which::Id(id),
                 _ => log_view::Which::Newest,
             };
-            log_view::show(&sessions_dir, which, json, follow).await
+            log_view::show(cli.config.as_deref(), &sessions_dir, which, json, follow).await
         }
         Command::Sessions { command } => crate::cli_sessions::run(command, cli.config.as_deref(), &sessions_dir),
         Command::Completions { shell } => generate::completions(shell).map(|()| ExitCode::SUCCESS),
@@ -324,6 +325,12 @@ pub fn provider_config(
     Ok(cfg)
 }
 
+/// The session store the config (and `DSH_SESSIONS_URL`) chooses: PostgreSQL, or the files of
+/// `sessions_dir` (see [`crate::store`]).
+pub(crate) fn open_sessions(config_path: Option<&Path>, sessions_dir: &Path) -> Result<SessionStore> {
+    SessionStore::open_configured(sessions_dir, &Config::load(config_path)?.sessions)
+}
+
 /// `DSH_RANDOM_SEED` pins the samples handed to listeners (reproducible jitter in tests).
 fn random_seed() -> Result<Option<u64>> {
     match std::env::var("DSH_RANDOM_SEED") {
@@ -337,7 +344,7 @@ fn random_seed() -> Result<Option<u64>> {
 
 async fn run(args: RunArgs, config_path: Option<&Path>, sessions_dir: &Path) -> Result<ExitCode> {
     let config = Config::load(config_path)?;
-    let store = SessionStore::open(sessions_dir)?;
+    let store = SessionStore::open_configured(sessions_dir, &config.sessions)?;
     // On resume, every check runs before anything is written: the claim locks the session (one
     // writer) and reads it, and the file is only touched by `open_for_append` below.
     let reopened = match &args.resume {

@@ -2,10 +2,10 @@
 //! the work is the session store's and `retention`'s).
 
 use crate::config::Config;
-use crate::log::{SessionInfo, SessionStore};
+use crate::store::SessionInfo;
 use anyhow::{Result, bail};
 use clap::Subcommand;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime};
 
@@ -26,6 +26,14 @@ pub enum SessionsCommand {
     /// Delete the sessions whose log was last written longer ago than an age (a session a running
     /// dsh-host is writing is kept).
     Prune(PruneArgs),
+    /// Copy the JSON Lines session logs of DIR into the PostgreSQL database that DSH_SESSIONS_URL
+    /// (or `url` under [sessions]) names. Idempotent: what was imported already is left alone, and a
+    /// session that grew in its file gets its new events. The files are left as they were.
+    Import {
+        /// A sessions directory (its `<id>.jsonl` files).
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+    },
 }
 
 #[derive(clap::Args, Debug)]
@@ -44,20 +52,21 @@ fn parse_age(text: &str) -> Result<Duration> {
 
 pub fn run(command: SessionsCommand, config_path: Option<&Path>, sessions_dir: &Path) -> Result<ExitCode> {
     match command {
-        SessionsCommand::List { limit, all, json } => list(sessions_dir, (!all).then_some(limit), json),
+        SessionsCommand::List { limit, all, json } => list(config_path, sessions_dir, (!all).then_some(limit), json),
         SessionsCommand::Prune(args) => prune(args, config_path, sessions_dir),
+        SessionsCommand::Import { dir } => import(&dir, config_path),
     }
 }
 
-fn list(sessions_dir: &Path, limit: Option<usize>, json: bool) -> Result<ExitCode> {
-    let store = SessionStore::open(sessions_dir)?;
+fn list(config_path: Option<&Path>, sessions_dir: &Path, limit: Option<usize>, json: bool) -> Result<ExitCode> {
+    let store = crate::cli::open_sessions(config_path, sessions_dir)?;
     let all = crate::cli::sessions_list::list(&store)?;
     let shown = &all[..limit.unwrap_or(all.len()).min(all.len())];
     let mut out = std::io::stdout().lock();
     // A reader that stops reading (`| head`) is not an error.
     let _ = crate::cli::sessions_list::print(&mut out, shown, json, &crate::cli::colour::Palette::stdout());
     if all.is_empty() && !json {
-        eprintln!("no session in {} yet", store.path().display());
+        eprintln!("no session in {} yet", store.location());
     } else if shown.len() < all.len() {
         eprintln!("({} older session(s) not shown: --all lists them)", all.len() - shown.len());
     }
@@ -72,7 +81,7 @@ fn prune(args: PruneArgs, config_path: Option<&Path>, sessions_dir: &Path) -> Re
              under [sessions] in the config)"
         );
     };
-    let store = SessionStore::open(sessions_dir)?;
+    let store = crate::store::SessionStore::open_configured(sessions_dir, &config.sessions)?;
     let pruned = crate::retention::prune(&store, age, SystemTime::now(), args.dry_run)?;
     // Stdout: one session per line (id, last written, size), for scripts; the summary goes to stderr.
     for session in &pruned.removed {
@@ -85,12 +94,12 @@ fn prune(args: PruneArgs, config_path: Option<&Path>, sessions_dir: &Path) -> Re
         eprintln!(
             "would delete {count} session(s) ({bytes} bytes) not written for {age_text}, from {}; \
              run without --dry-run to delete them",
-            store.path().display()
+            store.location()
         );
     } else {
         eprintln!(
             "deleted {count} session(s) ({bytes} bytes) not written for {age_text}, from {}",
-            store.path().display()
+            store.location()
         );
     }
     for session in &pruned.in_use {
@@ -107,6 +116,55 @@ fn prune(args: PruneArgs, config_path: Option<&Path>, sessions_dir: &Path) -> Re
     } else {
         ExitCode::from(crate::cli::EXIT_HOST_ERROR)
     })
+}
+
+fn import(dir: &Path, config_path: Option<&Path>) -> Result<ExitCode> {
+    use crate::pg_store::Imported;
+    use crate::session_import::Outcome;
+    let config = Config::load(config_path)?;
+    let Some(url) = crate::store::sessions_url(std::env::var(crate::store::SESSIONS_URL_ENV).ok(), &config.sessions)
+    else {
+        bail!(
+            "`sessions import` copies JSON Lines logs into PostgreSQL: name the database with DSH_SESSIONS_URL \
+             (or `url = \"postgres://...\"` under [sessions] in the config)"
+        );
+    };
+    let into = crate::pg_store::PgStore::connect(&url, config.sessions.lease)?;
+    let reports = crate::session_import::import_dir(dir, &into)?;
+    // Stdout: one session per line (id, what was done), for scripts; notes and the summary on stderr.
+    let (mut copied, mut there, mut failed) = (0, 0, 0);
+    for report in &reports {
+        let id = &report.id;
+        match &report.outcome {
+            Ok(Outcome::Imported { imported, torn_tail }) => {
+                match imported {
+                    Imported::Created(n) => println!("{id}  imported  {n} events"),
+                    Imported::Extended(n) => println!("{id}  extended  {n} new events"),
+                    Imported::AlreadyThere => println!("{id}  already imported"),
+                }
+                if *imported == Imported::AlreadyThere { there += 1 } else { copied += 1 }
+                if *torn_tail {
+                    eprintln!(
+                        "note: session '{id}' ends in a torn or malformed line, not imported (it stays in its file)"
+                    );
+                }
+            }
+            Ok(Outcome::BeingWritten) => {
+                eprintln!("kept session '{id}': a running dsh-host is writing it; import it again once it ends");
+            }
+            Err(error) => {
+                failed += 1;
+                eprintln!("error: could not import session '{id}': {error}");
+            }
+        }
+    }
+    eprintln!(
+        "{copied} session(s) imported or extended, {there} already there, {failed} failed: from {} into {}; \
+         the files are left as they were",
+        dir.display(),
+        into.location()
+    );
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(crate::cli::EXIT_HOST_ERROR) })
 }
 
 /// `ID  2026-10-01T12:00:00Z  12345 bytes`.

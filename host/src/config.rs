@@ -370,15 +370,53 @@ impl Default for GatewayConfig {
 #[serde(deny_unknown_fields)]
 struct FileSessions {
     retention: Option<String>,
+    url: Option<String>,
+    lease: Option<String>,
 }
 
-/// `[sessions]`: retention of session logs.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// `[sessions]`: where session logs are kept, and for how long.
+#[derive(Debug, Clone, PartialEq)]
 pub struct SessionsConfig {
     /// Sessions whose log was last written longer ago than this are deleted when `dsh-host run` or
     /// `dsh-host serve` starts (and hourly while serving), and it is the default of `dsh-host
     /// sessions prune --older-than`. `None` (the default): sessions are kept until pruned by hand.
     pub retention: Option<Duration>,
+    /// A PostgreSQL database to keep sessions in instead of files (`DSH_SESSIONS_URL` overrides it;
+    /// see [`crate::store`]).
+    pub url: Option<SessionsUrl>,
+    /// How long a writer's hold on a PostgreSQL session lasts unless renewed (it renews it every
+    /// third of this): how soon a session whose writer died can be taken over.
+    pub lease: Duration,
+}
+
+/// The default of `[sessions] lease`.
+pub const DEFAULT_SESSION_LEASE: Duration = Duration::from_secs(30);
+
+impl Default for SessionsConfig {
+    fn default() -> Self {
+        SessionsConfig { retention: None, url: None, lease: DEFAULT_SESSION_LEASE }
+    }
+}
+
+/// A sessions database URL, which may hold a password: shown (Debug) without it.
+#[derive(Clone, PartialEq)]
+pub struct SessionsUrl(String);
+
+impl SessionsUrl {
+    pub fn new(url: String) -> Self {
+        SessionsUrl(url)
+    }
+
+    /// The URL itself, password included: only for connecting.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for SessionsUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", crate::pg_store::redact_url(&self.0))
+    }
 }
 
 impl FileSessions {
@@ -387,8 +425,23 @@ impl FileSessions {
             None => None,
             Some(text) => Some(parse_retention(&text).map_err(|e| anyhow::anyhow!("[sessions] retention: {e}"))?),
         };
-        Ok(SessionsConfig { retention })
+        let lease = match self.lease {
+            None => DEFAULT_SESSION_LEASE,
+            Some(text) => parse_lease(&text).map_err(|e| anyhow::anyhow!("[sessions] lease: {e}"))?,
+        };
+        let url = self.url.filter(|u| !u.trim().is_empty()).map(SessionsUrl::new);
+        Ok(SessionsConfig { retention, url, lease })
     }
+}
+
+/// A session lease (`30s`, `2m`): at least a second, since the holder renews it every third of it.
+fn parse_lease(text: &str) -> Result<Duration> {
+    let lease = humantime::parse_duration(text.trim())
+        .map_err(|e| anyhow::anyhow!("{text:?} is not a duration ({e}): write it as 30s or 2m"))?;
+    if lease < Duration::from_secs(1) {
+        bail!("{text:?} is shorter than a second: give a lease such as 30s");
+    }
+    Ok(lease)
 }
 
 /// A session age (`30d`, `12h`, `2w`): humantime's units, at least a minute (a smaller age would

@@ -330,6 +330,19 @@ fn session_retention_is_off_unless_set_and_checked() {
 }
 
 #[test]
+fn a_sessions_database_is_off_unless_set_and_its_password_never_shows_in_debug() {
+    let c = Config::builtin();
+    assert_eq!((c.sessions.url.clone(), c.sessions.lease), (None, Duration::from_secs(30)));
+    let c = parse("[sessions]\nurl = \"postgres://dsh:s3cret@db.internal/dsh\"\nlease = \"5s\"").unwrap();
+    assert_eq!(c.sessions.url.as_ref().unwrap().expose(), "postgres://dsh:s3cret@db.internal/dsh");
+    assert_eq!(c.sessions.lease, Duration::from_secs(5));
+    let shown = format!("{c:?}");
+    assert!(!shown.contains("s3cret") && shown.contains("db.internal"), "{shown}");
+    let e = err("[sessions]\nlease = \"200ms\"");
+    assert!(e.contains("[sessions] lease") && e.contains("shorter than a second"), "{e}");
+}
+
+#[test]
 fn the_gemini_preset_is_the_builtin_adapter_with_its_key_in_x_goog_api_key_for_google_only() {
     let c = Config::builtin();
     let gemini = c.provider("gemini").unwrap();

@@ -5,7 +5,7 @@
 
 use crate::attempt::StreamEvent;
 use crate::config::{self, Config, RetryPolicy};
-use crate::log::{Event, SessionStore};
+use crate::store::{Event, SessionStore};
 use crate::mock::{MockScript, MockServer};
 use crate::runtime::Runtime;
 use crate::session::{Session, TurnError, default_engine};
@@ -130,7 +130,8 @@ pub async fn run(sessions_dir: &Path) -> Result<ExitCode> {
     };
     let runtime = Runtime::new(Config::builtin(), default_engine()?, None).await?;
     let deps = runtime.deps(runtime.provider(provider).await?);
-    let store = SessionStore::open(sessions_dir)?;
+    // DSH_SESSIONS_URL applies here too: the demo then writes its session to PostgreSQL.
+    let store = SessionStore::open_configured(sessions_dir, &crate::config::SessionsConfig::default())?;
     let mut session = Session::start(
         deps,
         store.create()?,
@@ -150,7 +151,7 @@ pub async fn run(sessions_dir: &Path) -> Result<ExitCode> {
     println!(
         "session {} (log in {})\n",
         session.id(),
-        store.path().display()
+        store.location()
     );
 
     let mut surprises = Vec::new();
@@ -254,7 +255,7 @@ pub async fn run(sessions_dir: &Path) -> Result<ExitCode> {
     println!(
         "full timeline: dsh-host log {} --sessions {}",
         session.id(),
-        store.path().display()
+        store.location()
     );
     if !surprises.is_empty() {
         println!(

@@ -4,7 +4,7 @@
 //! Why: a gateway that fsyncs every request's log before answering adds a disk flush (hundreds of
 //! microseconds to milliseconds) to every response, and one flush per request caps its throughput at
 //! the disk's flush rate. The contract (docs/DESIGN.md, "Session log") only needs the retry count to
-//! survive a crash: an `llm/retry` is still synced before its wait (`SessionLog::append_durable`).
+//! survive a crash: an `llm/retry` is still synced before its wait (`crate::log::FileLog::append_durable`).
 //! What a crash can lose here is the end of an exchange answered in the last moments before it; a
 //! client that retries with the same idempotency key then runs it again, as it would had the gateway
 //! died before answering.

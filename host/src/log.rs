@@ -1,10 +1,12 @@
-//! The session log: one append-only JSON Lines file per session, in a sessions directory opened once
-//! as a capability (cap-std), so a session id can never name a path outside it.
+//! The session log in files (the default backend of [`crate::store::SessionStore`]): one append-only
+//! JSON Lines file per session, in a sessions directory opened once as a capability (cap-std), so a
+//! session id can never name a path outside it. The event format and [`SessionRead`] are shared
+//! with the PostgreSQL backend ([`crate::pg_store`]).
 //!
 //! Every event carries a sequence number and a timestamp. The log is the only writer of session
 //! files; `fsync` happens at the durable points the caller names (`append_durable`).
 //!
-//! One writer per session: a [`SessionLog`] holds an exclusive lock on its file (`flock`, through
+//! One writer per session: a [`FileLog`] holds an exclusive lock on its file (`flock`, through
 //! std's `File::try_lock`) for as long as it lives, so a second process that tries to write the same
 //! session gets an error instead of interleaving lines. Readers never modify a file and never take
 //! the lock except for the instant needed to tell a line being written from a torn one.
@@ -47,7 +49,7 @@ pub struct Event {
 const READERS_PATIENCE: Duration = Duration::from_secs(5);
 
 /// The sessions directory, opened once.
-pub struct SessionStore {
+pub struct FileStore {
     dir: Dir,
     path: PathBuf,
     /// Set for a gateway: the ends of turns are synced in batches after the caller answered (see
@@ -55,7 +57,7 @@ pub struct SessionStore {
     commit: Option<Arc<GroupCommit>>,
 }
 
-impl SessionStore {
+impl FileStore {
     /// Opens (creating if needed, 0700) the sessions directory; refuses one that is not the user's or
     /// that other users may write, and warns when other users may read it.
     pub fn open(path: &Path) -> Result<Self> {
@@ -64,14 +66,14 @@ impl SessionStore {
         check_sessions_dir(path)?;
         let dir = Dir::open_ambient_dir(path, ambient_authority())
             .with_context(|| format!("opening the sessions directory {}", path.display()))?;
-        Ok(SessionStore {
+        Ok(FileStore {
             dir,
             path: path.to_path_buf(),
             commit: None,
         })
     }
 
-    /// This store with group commit: [`SessionLog::append_committed`] hands the file to a
+    /// This store with group commit: [`FileLog::append_committed`] hands the file to a
     /// background committer instead of syncing it, and a new session's directory entry is synced
     /// with its first event that must be durable at once (or its batch). For a gateway, where a
     /// sync per request would bound latency and throughput by the disk.
@@ -115,13 +117,13 @@ impl SessionStore {
 
     /// Starts a new session log under a fresh id, locked for writing. The directory is fsynced so the
     /// new file's entry survives a crash along with the events later made durable in it.
-    pub fn create(&self) -> Result<SessionLog> {
+    pub fn create(&self) -> Result<FileLog> {
         self.create_named(&new_session_id())
     }
 
     /// Starts a new session log under `id` (a front end that derives ids, such as the gateway's
     /// idempotency keys). Fails if the session exists.
-    pub fn create_named(&self, id: &str) -> Result<SessionLog> {
+    pub fn create_named(&self, id: &str) -> Result<FileLog> {
         check_session_id(id)?;
         let id = id.to_string();
         let path = self.file_of(&id);
@@ -142,7 +144,7 @@ impl SessionStore {
         if self.commit.is_none() {
             self.sync_dir()?;
         }
-        Ok(SessionLog {
+        Ok(FileLog {
             id,
             file,
             next_seq: 1,
@@ -153,8 +155,8 @@ impl SessionStore {
 
     /// Claims a session for writing: takes its lock (failing at once if another process writes it)
     /// and reads it under the lock. Nothing is modified: the caller checks what it read, then calls
-    /// [`SessionClaim::open_for_append`], or drops the claim and leaves the file as it was.
-    pub fn claim(&self, id: &str) -> Result<SessionClaim<'_>> {
+    /// [`FileClaim::open_for_append`], or drops the claim and leaves the file as it was.
+    pub fn claim(&self, id: &str) -> Result<FileClaim<'_>> {
         check_session_id(id)?;
         let path = self.file_of(id);
         let mut file = self
@@ -172,7 +174,7 @@ impl SessionStore {
         let scan = scan(id, &path, &bytes)?;
         let layout = scan.layout.clone();
         let read = scan.into_read(&bytes, false);
-        Ok(SessionClaim {
+        Ok(FileClaim {
             store: self,
             id: id.to_string(),
             file,
@@ -182,8 +184,8 @@ impl SessionStore {
         })
     }
 
-    /// Claims a session and opens it for appending at once (see [`SessionStore::claim`]).
-    pub fn reopen(&self, id: &str) -> Result<(SessionLog, SessionRead)> {
+    /// Claims a session and opens it for appending at once (see [`FileStore::claim`]).
+    pub fn reopen(&self, id: &str) -> Result<(FileLog, SessionRead)> {
         self.claim(id)?.open_for_append()
     }
 
@@ -316,10 +318,10 @@ impl SessionStore {
 
     /// Follows a session that a writer may be appending to, from after event `after_seq`
     /// (`dsh-host log --follow`). Modifies nothing.
-    pub fn follow(&self, id: &str, after_seq: u64) -> Result<SessionFollower> {
+    pub fn follow(&self, id: &str, after_seq: u64) -> Result<FileFollower> {
         check_session_id(id)?;
         let file = self.dir.open(log_name(id)).map_err(|e| self.open_error(id, e))?.into_std();
-        Ok(SessionFollower { id: id.to_string(), path: self.file_of(id), file, offset: 0, last_seq: after_seq })
+        Ok(FileFollower { id: id.to_string(), path: self.file_of(id), file, offset: 0, last_seq: after_seq })
     }
 
     fn open_error(&self, id: &str, e: std::io::Error) -> anyhow::Error {
@@ -383,9 +385,9 @@ impl SessionStore {
 }
 
 /// A session locked for writing and read under the lock, not yet modified (see
-/// [`SessionStore::claim`]). Dropping it releases the lock and leaves the file untouched.
-pub struct SessionClaim<'a> {
-    store: &'a SessionStore,
+/// [`FileStore::claim`]). Dropping it releases the lock and leaves the file untouched.
+pub struct FileClaim<'a> {
+    store: &'a FileStore,
     id: String,
     file: File,
     bytes: Vec<u8>,
@@ -393,7 +395,7 @@ pub struct SessionClaim<'a> {
     read: SessionRead,
 }
 
-impl SessionClaim<'_> {
+impl FileClaim<'_> {
     /// What the session holds (read under the lock).
     pub fn read(&self) -> &SessionRead {
         &self.read
@@ -403,8 +405,8 @@ impl SessionClaim<'_> {
     /// appended to `<id>.jsonl.torn` and fsynced (with the directory) first, then the file is cut to
     /// its last valid event, a lost final newline is restored, and the file is fsynced. A crash in
     /// between leaves the tail in both files, never in neither.
-    pub fn open_for_append(self) -> Result<(SessionLog, SessionRead)> {
-        let SessionClaim {
+    pub fn open_for_append(self) -> Result<(FileLog, SessionRead)> {
+        let FileClaim {
             store,
             id,
             mut file,
@@ -429,12 +431,12 @@ impl SessionClaim<'_> {
             .with_context(|| format!("syncing session log {}", path.display()))?;
         let next_seq = read.events.last().map(|e| e.seq + 1).unwrap_or(1);
         let commit = store.commit.clone();
-        Ok((SessionLog { id, file, next_seq, commit, dir_pending: false }, read))
+        Ok((FileLog { id, file, next_seq, commit, dir_pending: false }, read))
     }
 }
 
-/// A reader that follows a session as its writer appends (see [`SessionStore::follow`]).
-pub struct SessionFollower {
+/// A reader that follows a session as its writer appends (see [`FileStore::follow`]).
+pub struct FileFollower {
     id: String,
     path: PathBuf,
     file: File,
@@ -443,7 +445,7 @@ pub struct SessionFollower {
     last_seq: u64,
 }
 
-impl SessionFollower {
+impl FileFollower {
     /// The events appended since the last call (those after `after_seq` on the first). Only the
     /// valid events count: an unfinished or torn last line is read again at the next call, and a
     /// writer that cuts a torn tail (on resume) only shortens the file behind the last of them.
@@ -478,7 +480,7 @@ pub struct SessionRead {
     /// The tail after the last valid event when it holds more than whitespace (a crash mid-write,
     /// or a malformed line): its text, verbatim (invalid UTF-8 replaced).
     pub torn_tail: Option<String>,
-    /// Where [`SessionClaim::open_for_append`] kept the torn tail: a file name in the sessions
+    /// Where [`FileClaim::open_for_append`] kept the torn tail: a file name in the sessions
     /// directory. `None` until a writer moved it.
     pub torn_tail_file: Option<String>,
     /// The last line is unfinished and a live writer holds the session: it is being written, and
@@ -486,7 +488,7 @@ pub struct SessionRead {
     pub line_in_progress: bool,
 }
 
-/// A session as [`SessionStore::list_sessions`] lists it.
+/// A session as [`FileStore::list_sessions`] lists it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SessionInfo {
     pub id: String,
@@ -497,7 +499,7 @@ pub struct SessionInfo {
 }
 
 /// An open session log, owned by one session. It holds the session's write lock until dropped.
-pub struct SessionLog {
+pub struct FileLog {
     id: String,
     file: File,
     next_seq: u64,
@@ -506,7 +508,7 @@ pub struct SessionLog {
     dir_pending: bool,
 }
 
-impl SessionLog {
+impl FileLog {
     pub fn id(&self) -> &str {
         &self.id
     }
@@ -584,12 +586,12 @@ pub fn check_session_id(id: &str) -> Result<()> {
     Ok(())
 }
 
-fn now_rfc3339() -> String {
+pub(crate) fn now_rfc3339() -> String {
     humantime::format_rfc3339_millis(SystemTime::now()).to_string()
 }
 
 /// A sortable, unique id: UTC time, then random bits from the std hasher's per-process seed.
-fn new_session_id() -> String {
+pub(crate) fn new_session_id() -> String {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     h.write_u128(
@@ -725,7 +727,7 @@ fn read_all(file: &mut File, id: &str) -> Result<Vec<u8>> {
 }
 
 /// Takes a session's exclusive lock without waiting for another writer. Readers hold the lock shared
-/// for an instant (see [`SessionStore::read`]); those are waited out, a writer is an error at once.
+/// for an instant (see [`FileStore::read`]); those are waited out, a writer is an error at once.
 fn lock_for_writing(file: &File, id: &str, path: &Path) -> Result<()> {
     match try_write_lock(file, path)? {
         WriteLock::Taken => Ok(()),
@@ -823,18 +825,18 @@ mod tests {
     const EVENT_2: &str = r#"{"seq":2,"ts":"t","type":"turn/start","turn":1}"#;
 
     /// A sessions directory holding session `s` with exactly `contents`.
-    fn store_with(contents: &str) -> (tempfile::TempDir, SessionStore) {
+    fn store_with(contents: &str) -> (tempfile::TempDir, FileStore) {
         let tmp = tempfile::tempdir().unwrap();
         std::fs::write(tmp.path().join("s.jsonl"), contents).unwrap();
-        let store = SessionStore::open(tmp.path()).unwrap();
+        let store = FileStore::open(tmp.path()).unwrap();
         (tmp, store)
     }
 
-    fn file(store: &SessionStore, id: &str) -> String {
+    fn file(store: &FileStore, id: &str) -> String {
         std::fs::read_to_string(store.file_of(id)).unwrap()
     }
 
-    fn append_raw(store: &SessionStore, id: &str, bytes: &[u8]) {
+    fn append_raw(store: &FileStore, id: &str, bytes: &[u8]) {
         let mut f = std::fs::OpenOptions::new()
             .append(true)
             .open(store.file_of(id))
@@ -845,7 +847,7 @@ mod tests {
     #[test]
     fn with_group_commit_a_turns_end_goes_to_the_committer_and_a_retry_is_synced_at_once() {
         let tmp = tempfile::tempdir().unwrap();
-        let store = SessionStore::open(tmp.path()).unwrap().with_group_commit().unwrap();
+        let store = FileStore::open(tmp.path()).unwrap().with_group_commit().unwrap();
         let commit = store.group_commit().unwrap().clone();
         let mut log = store.create().unwrap();
         log.append("session/start", json!({})).unwrap();
@@ -875,7 +877,7 @@ mod tests {
     #[test]
     fn events_get_increasing_sequence_numbers_and_read_back() {
         let tmp = tempfile::tempdir().unwrap();
-        let store = SessionStore::open(tmp.path()).unwrap();
+        let store = FileStore::open(tmp.path()).unwrap();
         let mut log = store.create().unwrap();
         assert_eq!(
             log.append("session/start", json!({"model": "m"})).unwrap(),
@@ -906,7 +908,7 @@ mod tests {
     #[test]
     fn an_unfinished_line_beside_a_live_writer_is_being_written_not_torn() {
         let tmp = tempfile::tempdir().unwrap();
-        let store = SessionStore::open(tmp.path()).unwrap();
+        let store = FileStore::open(tmp.path()).unwrap();
         let mut log = store.create().unwrap();
         log.append("session/start", json!({})).unwrap();
         let id = log.id().to_string();
@@ -1040,12 +1042,12 @@ mod tests {
     #[test]
     fn one_writer_per_session() {
         let tmp = tempfile::tempdir().unwrap();
-        let store = SessionStore::open(tmp.path()).unwrap();
+        let store = FileStore::open(tmp.path()).unwrap();
         let mut log = store.create().unwrap();
         log.append("session/start", json!({})).unwrap();
         let id = log.id().to_string();
         // Another store is another open file, as in another process.
-        let other = SessionStore::open(tmp.path()).unwrap();
+        let other = FileStore::open(tmp.path()).unwrap();
         let err = other.claim(&id).err().unwrap().to_string();
         assert!(err.contains(&id), "{err}");
         assert!(err.contains("another dsh-host process"), "{err}");
@@ -1079,7 +1081,7 @@ mod tests {
     #[test]
     fn session_ids_that_would_escape_are_refused() {
         let tmp = tempfile::tempdir().unwrap();
-        let store = SessionStore::open(tmp.path()).unwrap();
+        let store = FileStore::open(tmp.path()).unwrap();
         for bad in [
             "../etc/passwd",
             "/etc/passwd",
@@ -1103,7 +1105,7 @@ mod tests {
     #[test]
     fn a_missing_session_is_an_error_naming_it() {
         let tmp = tempfile::tempdir().unwrap();
-        let store = SessionStore::open(tmp.path()).unwrap();
+        let store = FileStore::open(tmp.path()).unwrap();
         for err in [
             store.read("nope").unwrap_err().to_string(),
             store.claim("nope").err().unwrap().to_string(),
@@ -1116,7 +1118,7 @@ mod tests {
     #[test]
     fn reopening_cuts_a_torn_line_and_continues_the_sequence() {
         let tmp = tempfile::tempdir().unwrap();
-        let store = SessionStore::open(tmp.path()).unwrap();
+        let store = FileStore::open(tmp.path()).unwrap();
         let mut log = store.create().unwrap();
         log.append("session/start", json!({})).unwrap();
         log.append("turn/start", json!({"turn": 1})).unwrap();
@@ -1160,7 +1162,7 @@ mod tests {
     fn the_directory_and_every_log_are_private_to_the_user() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("state/sessions");
-        let store = SessionStore::open(&dir).unwrap();
+        let store = FileStore::open(&dir).unwrap();
         assert_eq!(mode(&dir), 0o700);
         let mut log = store.create().unwrap();
         log.append("session/start", json!({})).unwrap();
@@ -1179,19 +1181,19 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         for bad in [0o777, 0o775, 0o1777] {
             std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(bad)).unwrap();
-            let e = SessionStore::open(tmp.path()).err().unwrap().to_string();
+            let e = FileStore::open(tmp.path()).err().unwrap().to_string();
             assert!(e.contains(&tmp.path().display().to_string()), "{e}");
             assert!(e.contains("other users may write it") && e.contains("chmod 700"), "{e}");
         }
         // Readable by others (as created by earlier versions): used, with a warning.
         std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
-        SessionStore::open(tmp.path()).unwrap();
+        FileStore::open(tmp.path()).unwrap();
     }
 
     #[test]
     fn sessions_are_listed_and_removed_with_their_torn_tails_unless_being_written() {
         let tmp = tempfile::tempdir().unwrap();
-        let store = SessionStore::open(tmp.path()).unwrap();
+        let store = FileStore::open(tmp.path()).unwrap();
         for id in ["b", "a"] {
             store.create_named(id).unwrap().append("session/start", json!({})).unwrap();
         }
@@ -1256,7 +1258,7 @@ mod tests {
     #[test]
     fn ids_are_the_session_files_and_a_live_writer_is_seen() {
         let tmp = tempfile::tempdir().unwrap();
-        let store = SessionStore::open(tmp.path()).unwrap();
+        let store = FileStore::open(tmp.path()).unwrap();
         let log = store.create().unwrap();
         std::fs::write(tmp.path().join("old.jsonl"), format!("{EVENT_1}\n")).unwrap();
         std::fs::write(tmp.path().join("old.jsonl.torn"), "tail").unwrap();

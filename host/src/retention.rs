@@ -7,7 +7,7 @@
 //! in the config, which `run` and `serve` apply when they start (and `serve` every hour).
 
 use crate::config::SessionsConfig;
-use crate::log::{SessionInfo, SessionStore};
+use crate::store::{SessionInfo, SessionStore};
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -75,14 +75,14 @@ pub fn apply_configured(store: &SessionStore, config: &SessionsConfig) {
                     humantime::format_duration(age),
                     pruned.removed.len(),
                     pruned.removed_bytes(),
-                    store.path().display()
+                    store.location()
                 );
             }
             for (session, error) in &pruned.failed {
                 tracing::warn!("[sessions] retention: could not delete session '{}': {error}", session.id);
             }
         }
-        Err(e) => tracing::warn!("[sessions] retention: could not prune {}: {e:#}", store.path().display()),
+        Err(e) => tracing::warn!("[sessions] retention: could not prune {}: {e:#}", store.location()),
     }
 }
 
@@ -97,7 +97,7 @@ pub fn spawn_periodic(sessions_dir: &Path, config: &SessionsConfig) {
         loop {
             let (dir, config) = (dir.clone(), config.clone());
             // Listing and deleting files blocks: keep it off the gateway's workers.
-            let _ = tokio::task::spawn_blocking(move || match SessionStore::open(&dir) {
+            let _ = tokio::task::spawn_blocking(move || match SessionStore::open_configured(&dir, &config) {
                 Ok(store) => apply_configured(&store, &config),
                 Err(e) => tracing::warn!("[sessions] retention: {e:#}"),
             })
@@ -117,15 +117,19 @@ mod tests {
     /// A store holding sessions `ids`, the i-th last written `ages[i]` ago.
     fn store_with(ages: &[(&str, Duration)]) -> (tempfile::TempDir, SessionStore) {
         let tmp = tempfile::tempdir().unwrap();
-        let store = SessionStore::open(tmp.path()).unwrap();
+        let files = crate::log::FileStore::open(tmp.path()).unwrap();
         for (id, age) in ages {
-            let mut log = store.create_named(id).unwrap();
+            let mut log = files.create_named(id).unwrap();
             log.append("session/start", json!({})).unwrap();
             drop(log);
-            let file = std::fs::File::options().append(true).open(store.file_of(id)).unwrap();
+            let file = std::fs::File::options().append(true).open(files.file_of(id)).unwrap();
             file.set_modified(SystemTime::now() - *age).unwrap();
         }
-        (tmp, store)
+        (tmp, SessionStore::Files(files))
+    }
+
+    fn torn_file_of(store: &SessionStore, id: &str) -> PathBuf {
+        Path::new(&store.location()).join(format!("{id}.jsonl.torn"))
     }
 
     fn ids(sessions: &[SessionInfo]) -> Vec<&str> {
@@ -135,14 +139,14 @@ mod tests {
     #[test]
     fn only_sessions_older_than_the_age_are_deleted_oldest_first() {
         let (_tmp, store) = store_with(&[("fresh", DAY), ("old", 40 * DAY), ("older", 90 * DAY)]);
-        std::fs::write(store.torn_file_of("old"), "torn\n").unwrap();
+        std::fs::write(torn_file_of(&store, "old"), "torn\n").unwrap();
 
         let pruned = prune(&store, 30 * DAY, SystemTime::now(), false).unwrap();
         assert_eq!(ids(&pruned.removed), ["older", "old"]);
         assert!(pruned.in_use.is_empty() && pruned.failed.is_empty());
         assert!(pruned.removed_bytes() > 0);
         assert_eq!(ids(&store.list_sessions().unwrap()), ["fresh"]);
-        assert!(!store.torn_file_of("old").exists(), "the torn tail goes with its session");
+        assert!(!torn_file_of(&store, "old").exists(), "the torn tail goes with its session");
     }
 
     #[test]
@@ -169,7 +173,7 @@ mod tests {
         let (_tmp, store) = store_with(&[("old", 4000 * DAY)]);
         apply_configured(&store, &SessionsConfig::default());
         assert_eq!(ids(&store.list_sessions().unwrap()), ["old"]);
-        apply_configured(&store, &SessionsConfig { retention: Some(30 * DAY) });
+        apply_configured(&store, &SessionsConfig { retention: Some(30 * DAY), ..SessionsConfig::default() });
         assert!(store.list_sessions().unwrap().is_empty());
     }
 }

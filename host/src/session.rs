@@ -13,7 +13,7 @@ use crate::attempt::{Completion, Provider, StreamEvent, run_attempt};
 use crate::engine::GuestEngine;
 use crate::failure::LlmFailure;
 use crate::listener::EarlierRetry;
-use crate::log::{SessionLog, SessionRead};
+use crate::store::{SessionLog, SessionRead};
 use crate::recovery::{AbortSignal, FailureFacts, Recovery, Verdict};
 use crate::resume::{
     PendingToolStep, Rebuilt, RetryRecord, ToolResultRecord, UnfinishedTurn, drop_failed_turn,
@@ -149,7 +149,7 @@ impl Session {
     }
 
     /// Continues a session from its log, opened for appending (see
-    /// [`crate::log::SessionClaim::open_for_append`]). Returns the session and the turn the process
+    /// [`crate::store::SessionClaim::open_for_append`]). Returns the session and the turn the process
     /// did not finish, if any, for [`Session::continue_turn`].
     pub fn resume(
         deps: SessionDeps,

@@ -13,7 +13,7 @@ use dsh_host::config::{self, ProviderConfig};
 use dsh_host::engine::{GuestEngine, GuestLimits};
 use dsh_host::failure::LlmFailure;
 use dsh_host::guests::GuestSource;
-use dsh_host::log::SessionStore;
+use dsh_host::store::SessionStore;
 use dsh_host::recovery::Recovery;
 use dsh_host::session::{Session, SessionDeps, TurnError};
 use std::sync::Arc;

@@ -21,6 +21,7 @@ mod hostile_provider;
 mod mock_record;
 mod new_projects;
 mod on_disk;
+mod postgres;
 mod other_languages;
 mod recovery;
 mod sandbox;

@@ -3,7 +3,7 @@
 
 use crate::support::*;
 use dsh_host::engine::GuestEngine;
-use dsh_host::log::SessionStore;
+use dsh_host::log::FileStore;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -123,7 +123,7 @@ async fn a_gateway_keys_file_others_may_read_is_refused_naming_it() {
 
 /// Sessions `ids` in the scratch sessions directory, each last written `age` ago.
 fn old_sessions(scratch: &Scratch, sessions: &[(&str, Duration)]) {
-    let store = SessionStore::open(&scratch.sessions()).unwrap();
+    let store = FileStore::open(&scratch.sessions()).unwrap();
     for (id, age) in sessions {
         store.create_named(id).unwrap().append("session/start", serde_json::json!({})).unwrap();
         let file = std::fs::File::options().append(true).open(store.file_of(id)).unwrap();
@@ -132,7 +132,7 @@ fn old_sessions(scratch: &Scratch, sessions: &[(&str, Duration)]) {
 }
 
 fn session_ids(scratch: &Scratch) -> Vec<String> {
-    let store = SessionStore::open(&scratch.sessions()).unwrap();
+    let store = FileStore::open(&scratch.sessions()).unwrap();
     store.list_sessions().unwrap().into_iter().map(|s| s.id).collect()
 }
 

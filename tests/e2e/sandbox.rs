@@ -265,7 +265,7 @@ async fn a_consumer_slower_than_the_idle_timeout_never_sees_a_timeout() {
 
 #[tokio::test]
 async fn an_abort_before_the_timer_expires_stays_aborted() {
-    use dsh_host::log::SessionStore;
+    use dsh_host::store::SessionStore;
     use dsh_host::recovery::Recovery;
     use dsh_host::session::{Session, SessionDeps, TurnError};
     let mock = mock(r#"{"steps":[{"completion":{"text":["late"]},"stall_before_headers_ms":2000}]}"#).await;

@@ -3,7 +3,7 @@
 //! moved aside, and a reader beside a live writer.
 
 use crate::support::*;
-use dsh_host::log::{Event, SessionStore};
+use dsh_host::log::{Event, FileStore};
 use std::time::{Duration, Instant};
 
 const SERVER_ERROR: &str = r#"{"status":500,"body":"{\"error\":{\"message\":\"The server had an error\",\"type\":\"server_error\"}}"}"#;
@@ -226,7 +226,7 @@ async fn a_resume_that_fails_a_check_changes_nothing_and_a_malformed_tail_is_mov
 #[tokio::test]
 async fn log_beside_a_live_writer_mid_line_says_being_written_not_torn() {
     let scratch = Scratch::new();
-    let store = SessionStore::open(&scratch.sessions()).unwrap();
+    let store = FileStore::open(&scratch.sessions()).unwrap();
     let mut log = store.create().unwrap();
     log.append("session/start", serde_json::json!({"provider": "openai"}))
         .unwrap();

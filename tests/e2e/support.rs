@@ -2,7 +2,7 @@
 
 #![allow(dead_code)]
 
-use dsh_host::log::{Event, SessionStore};
+use dsh_host::store::{Event, SessionStore};
 use dsh_host::mock::{MockScript, MockServer};
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -57,6 +57,8 @@ impl Scratch {
             .env_remove("OPENAI_API_KEY")
             .env_remove("DSH_LOG")
             .env_remove("DSH_CONFIG")
+            // Sessions go to the scratch directory unless a test names a database.
+            .env_remove("DSH_SESSIONS_URL")
             .env("DSH_RANDOM_SEED", "7")
             .kill_on_drop(true);
         let config = self.dir.path().join("dsh.toml");

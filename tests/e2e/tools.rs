@@ -679,8 +679,8 @@ async fn library_session(
     mock: &dsh_host::mock::MockServer,
     scratch: &Scratch,
     tools: dsh_host::tools::ToolRegistry,
-) -> (dsh_host::session::Session, dsh_host::log::SessionStore) {
-    use dsh_host::{log::SessionStore, session::Session};
+) -> (dsh_host::session::Session, dsh_host::store::SessionStore) {
+    use dsh_host::{store::SessionStore, session::Session};
     let deps = library_deps(mock).await;
     let store = SessionStore::open(&scratch.sessions()).unwrap();
     let session = Session::start(deps, store.create().unwrap(), None)

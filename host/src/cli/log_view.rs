@@ -3,7 +3,7 @@
 //! On a terminal, failure codes, retries and outcomes are coloured.
 
 use super::colour::Palette;
-use crate::log::{Event, SessionStore};
+use crate::store::Event;
 use anyhow::{Result, bail};
 use std::io::Write;
 use std::path::Path;
@@ -19,8 +19,8 @@ pub enum Which {
     Newest,
 }
 
-pub async fn show(sessions_dir: &Path, which: Which, json: bool, follow: bool) -> Result<ExitCode> {
-    let store = SessionStore::open(sessions_dir)?;
+pub async fn show(config_path: Option<&Path>, sessions_dir: &Path, which: Which, json: bool, follow: bool) -> Result<ExitCode> {
+    let store = super::open_sessions(config_path, sessions_dir)?;
     let id = match which {
         Which::Id(id) => id,
         Which::Newest => super::sessions_list::newest(&store)?,

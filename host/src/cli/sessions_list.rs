@@ -4,7 +4,7 @@
 //! listed as unreadable, and neither stops the listing.
 
 use super::colour::Palette;
-use crate::log::{SessionRead, SessionStore};
+use crate::store::{SessionRead, SessionStore};
 use anyhow::Result;
 use serde::Serialize;
 use serde_json::Value;
@@ -84,7 +84,7 @@ pub fn list(store: &SessionStore) -> Result<Vec<Summary>> {
                 summarize(&id, &read, writing)
             }
             // Vanished since the directory was listed (deleted, or pruned by another process).
-            Err(_) if !store.file_of(&id).exists() => continue,
+            Err(_) if !store.exists(&id).unwrap_or(true) => continue,
             Err(e) => Summary {
                 id: id.clone(),
                 started: None,
@@ -107,7 +107,7 @@ pub fn newest(store: &SessionStore) -> Result<String> {
         Some(s) => Ok(s.id),
         None => anyhow::bail!(
             "no session in {} yet: `dsh-host run` starts one (or choose another directory with --sessions)",
-            store.path().display()
+            store.location()
         ),
     }
 }

@@ -30,7 +30,7 @@ pub mod wire;
 use crate::attempt::{Completion, Provider, StreamEvent};
 use crate::config::{Config, GatewayConfig, GuestRef};
 use crate::failure::LlmFailure;
-use crate::log::{Event, SessionStore};
+use crate::store::{Event, SessionStore};
 use crate::recovery::AbortSignal;
 use crate::runtime::Runtime;
 use crate::session::{Exchange, Session, TurnError};
@@ -215,10 +215,11 @@ impl Gateway {
 /// Serves until SIGTERM or Ctrl-C, then drains: no new connections, in-flight requests finish
 /// within `drain_timeout_ms`, the rest are cut (ABORTED in their logs).
 pub async fn serve(config: Config, sessions_dir: &std::path::Path, options: ServeOptions, ready: impl FnOnce(SocketAddr)) -> Result<()> {
-    let runtime = Runtime::new(config, crate::session::default_engine()?, None).await?;
     // Group commit: a request's end is synced in a batch just after its answer; a retry count is
-    // still synced before its wait (see crate::group_commit).
-    let store = SessionStore::open(sessions_dir)?.with_group_commit()?;
+    // still synced before its wait (see crate::group_commit). Opened first: an unreachable sessions
+    // database is reported before the guests are compiled.
+    let store = SessionStore::open_configured(sessions_dir, &config.sessions)?.with_group_commit()?;
+    let runtime = Runtime::new(config, crate::session::default_engine()?, None).await?;
     let gateway = Gateway::new(runtime, store, &options)?;
     let listener = tokio::net::TcpListener::bind(options.listen)
         .await
@@ -448,7 +449,7 @@ fn find_prior(gw: &Gateway, client: &Client, key: Option<&str>, conversation: &s
     use sha2::{Digest, Sha256};
     let digest = hex::encode(Sha256::digest(format!("{}\n{key}", client.id)));
     let id = format!("gw-{}", &digest[..32]);
-    if !gw.store.file_of(&id).exists() {
+    if !gw.store.exists(&id).map_err(|e| internal(&format!("{e:#}")))? {
         return Ok(Prior::Fresh(id));
     }
     if gw.running.lock().expect("running lock").contains(&id) {
