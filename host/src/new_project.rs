@@ -131,7 +131,7 @@ const LISTENER_RUST: &[Embedded] = embed! {
 };
 const ADAPTER_PYTHON: &[Embedded] = embed! {
     ".gitignore" => "host/templates/adapter-python/.gitignore",
-    "build.sh" => "host/templates/adapter-python/build.sh",
+    "build.sh" => "host/templates/shared/build-python.sh",
     "requirements.txt" => "host/templates/adapter-python/requirements.txt",
     "src/adapter.py" => "host/templates/adapter-python/src/adapter.py",
     "src/app.py" => "host/templates/adapter-python/src/app.py",
@@ -140,7 +140,7 @@ const ADAPTER_PYTHON: &[Embedded] = embed! {
 };
 const LISTENER_PYTHON: &[Embedded] = embed! {
     ".gitignore" => "host/templates/listener-python/.gitignore",
-    "build.sh" => "host/templates/listener-python/build.sh",
+    "build.sh" => "host/templates/shared/build-python.sh",
     "requirements.txt" => "host/templates/listener-python/requirements.txt",
     "src/app.py" => "host/templates/listener-python/src/app.py",
     "src/{{module}}.py" => "host/templates/listener-python/src/{{module}}.py",
@@ -148,7 +148,7 @@ const LISTENER_PYTHON: &[Embedded] = embed! {
 };
 const ADAPTER_JS: &[Embedded] = embed! {
     ".gitignore" => "host/templates/adapter-js/.gitignore",
-    "build.mjs" => "host/templates/adapter-js/build.mjs",
+    "build.mjs" => "host/templates/shared/build-js.mjs",
     "package.json" => "host/templates/adapter-js/package.json",
     "src/adapter.js" => "host/templates/adapter-js/src/adapter.js",
     "src/component.js" => "host/templates/adapter-js/src/component.js",
@@ -156,7 +156,7 @@ const ADAPTER_JS: &[Embedded] = embed! {
 };
 const LISTENER_JS: &[Embedded] = embed! {
     ".gitignore" => "host/templates/listener-js/.gitignore",
-    "build.mjs" => "host/templates/listener-js/build.mjs",
+    "build.mjs" => "host/templates/shared/build-js.mjs",
     "package.json" => "host/templates/listener-js/package.json",
     "src/component.js" => "host/templates/listener-js/src/component.js",
     "src/listener.js" => "host/templates/listener-js/src/listener.js",

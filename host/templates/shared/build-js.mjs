@@ -1,4 +1,4 @@
-// Builds the component: node build.mjs  →  {{name}}.wasm (world provider-adapter of wit/0.2.0, dsh:llm@0.2.0).
+// Builds the component: node build.mjs  →  {{name}}.wasm (world {{world}} of wit/0.2.0, dsh:llm@0.2.0).
 //
 // Calls componentize-js's `componentize()` (pinned in package.json; npm install first). The `http`
 // and `fetch-event` features are disabled: otherwise the component imports wasi:http, which
@@ -12,7 +12,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const { component } = await componentize({
   sourcePath: join(here, 'src', 'component.js'),
   witPath: join(here, 'wit', '0.2.0'),
-  worldName: 'provider-adapter',
+  worldName: '{{world}}',
   disableFeatures: ['http', 'fetch-event'],
 });
 const out = join(here, '{{name}}.wasm');

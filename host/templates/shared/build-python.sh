@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the component: ./build.sh  →  {{name}}.wasm (world recovery-listener of wit/0.2.0, dsh:llm@0.2.0).
+# Builds the component: ./build.sh  →  {{name}}.wasm (world {{world}} of wit/0.2.0, dsh:llm@0.2.0).
 #
 # Needs componentize-py, pinned in requirements.txt (pip install -r requirements.txt). src/app.py is
 # the export, src/{{module}}.py the logic; only src/ goes into the component.
@@ -14,6 +14,6 @@ src="$(mktemp -d)"
 tmp="$here/{{name}}.wasm.tmp$$"
 trap 'rm -rf "$src" "$tmp"' EXIT
 cp "$here"/src/*.py "$src/"
-(cd "$src" && componentize-py -q -d "$here/wit/0.2.0" -w recovery-listener componentize -p "$src" app -o "$tmp")
+(cd "$src" && componentize-py -q -d "$here/wit/0.2.0" -w {{world}} componentize -p "$src" app -o "$tmp")
 mv "$tmp" "$here/{{name}}.wasm"
 echo "built $here/{{name}}.wasm"
