@@ -144,3 +144,16 @@ async fn a_function_call_round_trip_sends_back_the_response_and_the_thought_sign
         .unwrap_or_else(|| json!({ "output": content }));
     assert_eq!(response["response"], expected);
 }
+
+/// Gemini ending at MAX_TOKENS with nothing at all (no text, no thinking) is the silent overflow:
+/// the adapter leaves a plain length finish and the host concludes it as for every adapter.
+#[tokio::test]
+async fn max_tokens_with_nothing_produced_is_the_silent_overflow() {
+    let mock = mock(&script(&[sse(&[answer(json!([]), Some("MAX_TOKENS"))])])).await;
+    let scratch = Scratch::new();
+    let out = run(&mock, &scratch, &["hi"]).await;
+    assert!(!out.status.success(), "an overflow is not an answer: {}", stdout(&out));
+    let events = scratch.only_session_events();
+    let failure = &of_kind(&events, "llm/failure")[0].data["failure"];
+    assert_eq!(failure["code"], "CONTEXT_WINDOW_EXCEEDED", "{failure}");
+}

@@ -22,7 +22,8 @@
 //! - promptFeedback.blockReason (the prompt itself was blocked) → content-filter.
 //! - Nothing produced: a stop/length/tool-calls finish with no text and no function call, or a stream
 //!   of well-formed responses without any candidate that ends without a finish, is an error finish
-//!   EMPTY_RESPONSE whose message says what Gemini sent. A stream cut before any finish is left
+//!   EMPTY_RESPONSE whose message says what Gemini sent; except MAX_TOKENS with no thinking either,
+//!   which stays a plain length finish: the silent overflow, concluded by the host for every adapter. A stream cut before any finish is left
 //!   without one: the host reports STREAM_TRUNCATED.
 //! - `{"error": {...}}` in the stream → error finish, classified like a non-2xx body.
 //! - A 2xx body without SSE framing (the endpoint without `alt=sse` answers one JSON array) is read
@@ -253,6 +254,11 @@ impl Decoder {
         };
         if self.text == 0 && self.tools == 0 {
             let thought = self.reasoning > 0 || self.usage.is_some_and(|u| u.reasoning_tokens.is_some());
+            if reason == "MAX_TOKENS" && !thought {
+                // Nothing at all before the length limit: the silent overflow, which the host
+                // concludes for every adapter alike (CONTEXT_WINDOW_EXCEEDED, compaction's job).
+                return self.emit_finish(FinishKind::Length, Some(reason), None, out);
+            }
             let why = if reason == "MAX_TOKENS" {
                 format!(
                     "Gemini reached the output token limit (finishReason MAX_TOKENS) before any text{}",

@@ -139,6 +139,10 @@ fn nothing_produced_is_empty_response() {
         Some(json!({ "promptTokenCount": 3, "thoughtsTokenCount": 100 })))]));
     assert_eq!(last_failure(&thought).code, "EMPTY_RESPONSE");
     assert!(last_failure(&thought).message.contains("thinking used the whole budget; raise max-tokens"));
+    // The length limit with nothing at all, not even thinking: the silent overflow, left to the
+    // host (a plain length finish, which it concludes as CONTEXT_WINDOW_EXCEEDED).
+    let silent = decode(&sse(&[json!({ "candidates": [{ "content": { "parts": [], "role": "model" }, "finishReason": "MAX_TOKENS", "index": 0 }] })]));
+    assert_eq!(silent.last(), Some(&finish(FinishKind::Length, "MAX_TOKENS")));
     // A stream of responses without any candidate.
     let none = decode_with(&sse(&[json!({ "usageMetadata": { "promptTokenCount": 4 } }), json!({ "candidates": [] })]), &[("x-request-id", "r-1")]);
     let f = last_failure(&none);
