@@ -32,6 +32,9 @@ pub enum StreamEvent {
         delay_ms: u64,
         policy_key: String,
     },
+    /// The next attempt waits `delay_ms` first: another session (perhaps in another process) met a
+    /// rate limit (`code`) of the same provider, key and model, whose retry-after runs until then.
+    CoolingDown { code: String, delay_ms: u64 },
     /// A listener replaced the conversation before the retry (compaction): `before` and `after`
     /// message counts.
     Compacted { before: usize, after: usize },

@@ -366,7 +366,7 @@ async fn run(args: RunArgs, config_path: Option<&Path>, sessions_dir: &Path) -> 
     crate::retention::apply_configured(&store, &config.sessions);
     let provider_cfg = provider_config(&config, &args, reopened.as_ref().map(|r| &r.1))?;
     let mut output = run_output(&args, &provider_cfg.retry_policy);
-    let runtime = Runtime::new(config, default_engine()?, random_seed()?).await?;
+    let runtime = Runtime::new(config, default_engine()?, random_seed()?).await?.with_cooldowns(store.cooldowns());
     let deps = runtime.deps(runtime.provider(provider_cfg).await?);
 
     let mut use_tools = args.tools;

@@ -182,6 +182,9 @@ pub async fn run(sessions_dir: &Path) -> Result<ExitCode> {
                     }
                     println!("  ↻ {code}: {policy_key} retry {retry} in {delay_ms} ms");
                 }
+                StreamEvent::CoolingDown { code, delay_ms } => {
+                    println!("  ⏸ {code}: held {delay_ms} ms by the provider's cool-down");
+                }
                 StreamEvent::ToolCall { id, arguments, .. } => {
                     if printed {
                         println!();
@@ -405,6 +408,13 @@ pub fn describe_detail(event: &Event) -> String {
                 s("delay_ms")
             )
         }
+        "llm/cooldown" => format!(
+            "held {} ms before the next attempt: {} of {} for model {} met by another session (the fleet's cool-down)",
+            s("wait_ms"),
+            s("code"),
+            s("provider"),
+            s("model")
+        ),
         "llm/retry-started" => format!(
             "waited; retry {} ({}) starts on a fresh adapter instance",
             s("retry"),

@@ -11,6 +11,7 @@ pub mod cli_sessions;
 pub mod code_cache;
 pub mod compat;
 pub mod config;
+pub mod cooldown;
 pub mod demo;
 pub mod engine;
 pub mod failure;

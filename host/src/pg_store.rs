@@ -64,6 +64,16 @@ const MIGRATIONS: &[&str] = &[
          event json NOT NULL,
          PRIMARY KEY (session, seq)
      );",
+    // 2: fleet back-pressure (crate::cooldown): one row per (provider, key digest, model) limited.
+    "CREATE TABLE dsh_cooldowns (
+         provider text NOT NULL,
+         key_id text NOT NULL,
+         model text NOT NULL,
+         until timestamptz NOT NULL,
+         code text NOT NULL,
+         set_by text NOT NULL,
+         PRIMARY KEY (provider, key_id, model)
+     );",
 ];
 
 /// The key of the transaction-level advisory lock that serializes migrations of one database.
@@ -185,30 +195,31 @@ impl PgStore {
                      SET lease_holder = $2, lease_expires = now() + make_interval(secs => $3)
                      WHERE id = $1 AND (lease_holder IS NULL OR lease_expires <= now())
                      RETURNING id)
-                 SELECT EXISTS (SELECT 1 FROM taken), s.lease_holder, s.lease_expires
+                 SELECT EXISTS (SELECT 1 FROM taken), s.lease_holder, s.lease_expires,
+                        greatest(0, extract(epoch FROM s.lease_expires - now()))::float8
                  FROM dsh_sessions s WHERE s.id = $1",
                 vec![Box::new(id.to_string()), Box::new(holder.clone()), Box::new(self.db.lease_secs())],
             )
             .with_context(|| format!("claiming session '{id}' in {}", self.db.location))?;
-        let taken = rows.first().map(|r| {
-            (r.get::<_, bool>(0), r.get::<_, Option<String>>(1), r.get::<_, Option<SystemTime>>(2))
-        });
-        match taken {
-            None => Err(self.missing(id)),
-            Some((true, _, _)) => {
-                let lease = Lease::start(&self.db, id, holder);
-                let read = self.read(id)?;
-                let next_seq = read.events.last().map_or(1, |e| e.seq + 1);
-                Ok(PgClaim { log: PgLog { lease, next_seq, pending: Vec::new(), broken: None }, read })
-            }
-            Some((false, other, until)) => bail!(
-                "session '{id}' is being written by another dsh-host process ({}, its lease on the session \
-                 lasts until {} unless renewed); wait for that process to end, or stop it: the lease of \
-                 a process that died lapses by then",
-                other.as_deref().unwrap_or("unknown"),
-                until.map_or("now".into(), |t| humantime::format_rfc3339_seconds(t).to_string())
-            ),
+        let Some(row) = rows.first() else { return Err(self.missing(id)) };
+        if row.get::<_, bool>(0) {
+            let lease = Lease::start(&self.db, id, holder);
+            let read = self.read(id)?;
+            let next_seq = read.events.last().map_or(1, |e| e.seq + 1);
+            return Ok(PgClaim { log: PgLog { lease, next_seq, pending: Vec::new(), broken: None }, read });
         }
+        Err(LeaseHeld {
+            id: id.to_string(),
+            holder: row.get::<_, Option<String>>(1).unwrap_or_else(|| "unknown".into()),
+            until: row.get::<_, Option<SystemTime>>(2),
+            lapses_in: Duration::from_secs_f64(row.get::<_, Option<f64>>(3).unwrap_or(0.0)),
+        }
+        .into())
+    }
+
+    /// The fleet's cool-downs ([`crate::cooldown`]), in this database.
+    pub fn cooldowns(&self) -> PgCoolDowns {
+        PgCoolDowns { db: self.db.clone() }
     }
 
     /// A session's events, in order, modifying nothing.
@@ -308,6 +319,21 @@ impl PgStore {
             )
             .with_context(|| format!("looking up session '{id}' in {}", self.db.location))?;
         rows.first().map(|r| r.get::<_, bool>(0)).ok_or_else(|| self.missing(id))
+    }
+
+    /// How long until the live lease on session `id` lapses unless renewed (the database's clock);
+    /// `None` when no live lease holds it.
+    pub fn lease_lapses_in(&self, id: &str) -> Result<Option<Duration>> {
+        check_session_id(id)?;
+        let rows = self
+            .db
+            .query(
+                "SELECT extract(epoch FROM lease_expires - now())::float8 FROM dsh_sessions
+                 WHERE id = $1 AND lease_holder IS NOT NULL AND lease_expires > now()",
+                vec![Box::new(id.to_string())],
+            )
+            .with_context(|| format!("looking up session '{id}' in {}", self.db.location))?;
+        Ok(rows.first().map(|r| Duration::from_secs_f64(r.get::<_, f64>(0).max(0.0))))
     }
 
     /// Follows a session from after event `after_seq`.
@@ -423,6 +449,82 @@ impl Db {
     /// A holder name for one lease: this process, and which of its leases.
     fn new_holder(&self) -> String {
         format!("{} lease {}", self.process, self.leases.fetch_add(1, Ordering::Relaxed) + 1)
+    }
+}
+
+/// A claim refused: another process holds the session's lease. `lapses_in`: how long until the
+/// lease lapses unless its holder renews it (a holder that died never does), on the database's clock.
+#[derive(Debug, Clone)]
+pub struct LeaseHeld {
+    pub id: String,
+    pub holder: String,
+    pub until: Option<SystemTime>,
+    pub lapses_in: Duration,
+}
+
+impl std::fmt::Display for LeaseHeld {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "session '{}' is being written by another dsh-host process ({}, its lease on the session lasts until {} \
+             unless renewed); wait for that process to end, or stop it: the lease of a process that died lapses by then",
+            self.id,
+            self.holder,
+            self.until.map_or("now".into(), |t| humantime::format_rfc3339_seconds(t).to_string())
+        )
+    }
+}
+
+impl std::error::Error for LeaseHeld {}
+
+/// Cool-downs in the sessions database (table `dsh_cooldowns`): every process of a fleet reads the
+/// ones any of them recorded. Times are the database's (`now()`), never a process's clock.
+pub struct PgCoolDowns {
+    db: Arc<Db>,
+}
+
+impl PgCoolDowns {
+    /// Records a cool-down of `wait` from now under `key`, unless one that ends later is there.
+    pub fn record(&self, key: &crate::cooldown::CoolDownKey, wait: Duration, code: &str, session: &str) -> Result<()> {
+        self.db
+            .execute(
+                "INSERT INTO dsh_cooldowns (provider, key_id, model, until, code, set_by)
+                 VALUES ($1, $2, $3, now() + make_interval(secs => $4), $5, $6)
+                 ON CONFLICT (provider, key_id, model) DO UPDATE
+                 SET until = excluded.until, code = excluded.code, set_by = excluded.set_by
+                 WHERE dsh_cooldowns.until < excluded.until",
+                vec![
+                    Box::new(key.provider.clone()),
+                    Box::new(key.key_id.clone()),
+                    Box::new(key.model.clone()),
+                    Box::new(wait.as_secs_f64()),
+                    Box::new(code.to_string()),
+                    Box::new(session.to_string()),
+                ],
+            )
+            .with_context(|| format!("recording a cool-down of {} for {} in {}", key.provider, key.model, self.db.location))?;
+        Ok(())
+    }
+
+    /// The cool-down running under `key` that another session than `session` recorded.
+    pub fn hold(&self, key: &crate::cooldown::CoolDownKey, session: &str) -> Result<Option<crate::cooldown::CoolDown>> {
+        let rows = self
+            .db
+            .query(
+                "SELECT extract(epoch FROM until - now())::float8, code FROM dsh_cooldowns
+                 WHERE provider = $1 AND key_id = $2 AND model = $3 AND until > now() AND set_by <> $4",
+                vec![
+                    Box::new(key.provider.clone()),
+                    Box::new(key.key_id.clone()),
+                    Box::new(key.model.clone()),
+                    Box::new(session.to_string()),
+                ],
+            )
+            .with_context(|| format!("reading the cool-downs of {} in {}", key.provider, self.db.location))?;
+        Ok(rows.first().map(|r| crate::cooldown::CoolDown {
+            remaining: Duration::from_secs_f64(r.get::<_, f64>(0).max(0.0)),
+            code: r.get(1),
+        }))
     }
 }
 

@@ -3,6 +3,7 @@
 
 use crate::adapter::Adapter;
 use crate::attempt::Provider;
+use crate::cooldown::CoolDowns;
 use crate::config::{Config, GuestRef, LimitsOverride, ProviderConfig};
 use crate::engine::{GuestEngine, GuestLimits};
 use crate::guests::{self, GuestSource};
@@ -16,6 +17,9 @@ pub struct Runtime {
     pub engine: GuestEngine,
     pub config: Config,
     pub recovery: Arc<Recovery>,
+    /// The fleet's cool-downs every session of this process honours: in memory unless a front end
+    /// gives the session store's ([`Runtime::with_cooldowns`]).
+    pub cooldowns: Arc<CoolDowns>,
 }
 
 impl Runtime {
@@ -39,7 +43,14 @@ impl Runtime {
             engine,
             config,
             recovery: Arc::new(Recovery::new(listeners, random_seed)),
+            cooldowns: Arc::new(CoolDowns::local()),
         })
+    }
+
+    /// Shares cool-downs through `cooldowns` (the session store's: [`crate::store::SessionStore::cooldowns`]).
+    pub fn with_cooldowns(mut self, cooldowns: CoolDowns) -> Self {
+        self.cooldowns = Arc::new(cooldowns);
+        self
     }
 
     /// Loads the provider's adapter and reads its key from the environment.
@@ -60,6 +71,7 @@ impl Runtime {
         SessionDeps {
             provider,
             recovery: self.recovery.clone(),
+            cooldowns: self.cooldowns.clone(),
         }
     }
 }

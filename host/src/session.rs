@@ -10,6 +10,7 @@
 
 use crate::adapter::{CompletionRequest, GenerationOptions, Message, Role, ToolCall, ToolSpec};
 use crate::attempt::{Completion, Provider, StreamEvent, run_attempt};
+use crate::cooldown::{self, CoolDownKey, CoolDowns};
 use crate::engine::GuestEngine;
 use crate::failure::LlmFailure;
 use crate::listener::EarlierRetry;
@@ -49,6 +50,15 @@ pub enum TurnError {
 pub struct SessionDeps {
     pub provider: Arc<Provider>,
     pub recovery: Arc<Recovery>,
+    /// The fleet's cool-downs: held before every attempt, recorded after a rate limit.
+    pub cooldowns: Arc<CoolDowns>,
+}
+
+impl SessionDeps {
+    /// A provider and a waterfall, with cool-downs in this process's memory.
+    pub fn new(provider: Arc<Provider>, recovery: Arc<Recovery>) -> Self {
+        SessionDeps { provider, recovery, cooldowns: Arc::new(CoolDowns::local()) }
+    }
 }
 
 pub struct Session {
@@ -526,13 +536,22 @@ impl Session {
                 )?;
             }
 
-            attempts += 1;
             let request = CompletionRequest {
                 model: self.options.model.clone().unwrap_or_else(|| provider.config.model.clone()),
                 messages: self.messages.clone(),
                 tools: self.tool_specs.clone(),
                 options: self.options.generation.clone(),
             };
+            let limited = CoolDownKey {
+                provider: provider_name.clone(),
+                key_id: provider.transport.key_id(),
+                model: request.model.clone(),
+            };
+            if let Some(aborted) = self.hold_for_cooldown(turn, step, &limited, sink).await? {
+                return self.fail(turn, step, aborted, "aborted by the caller", None);
+            }
+
+            attempts += 1;
             self.log.append(
                 "llm/request",
                 json!({"turn": turn, "step": step, "attempt": attempts, "provider": provider_name,
@@ -552,6 +571,10 @@ impl Session {
                 json!({"turn": turn, "step": step, "attempt": attempts, "provider": provider_name, "failure": failure}),
             )?;
             sink(StreamEvent::AttemptFailed(failure.clone()));
+            // The provider asked every request on this key and model to wait: the others too.
+            if let Some(wait) = cooldown::requested(&failure) {
+                self.deps.cooldowns.record(&limited, wait, &failure.code, self.log.id())?;
+            }
 
             if self.committed.as_ref().is_some_and(|c| c.load(Ordering::SeqCst)) {
                 let reason = "part of this answer already reached the client; a retry would repeat it";
@@ -636,6 +659,43 @@ impl Session {
                 }
             }
         }
+    }
+
+    /// Waits out a cool-down that another session recorded for this provider, key and model (see
+    /// [`crate::cooldown`]), at most the retry policy's `max_delay_ms`, logged before the wait.
+    /// `Some(failure)`: the caller aborted during the wait (logged as the step's failure).
+    async fn hold_for_cooldown(
+        &mut self,
+        turn: u32,
+        step: u32,
+        limited: &CoolDownKey,
+        sink: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<Option<LlmFailure>, TurnError> {
+        let Some(running) = self.deps.cooldowns.hold(limited, self.log.id())? else {
+            return Ok(None);
+        };
+        let cap = Duration::from_millis(self.deps.provider.config.retry_policy.max_delay_ms);
+        let Some(wait) = cooldown::hold_for(running.remaining, cap) else {
+            return Ok(None);
+        };
+        let wait_ms = wait.as_millis() as u64;
+        // Durable: `log --follow` on another machine shows why nothing is sent, while it lasts.
+        self.log.append_durable(
+            "llm/cooldown",
+            json!({"turn": turn, "step": step, "provider": limited.provider, "model": limited.model,
+                   "code": running.code, "wait_ms": wait_ms,
+                   "remaining_ms": running.remaining.as_millis() as u64}),
+        )?;
+        sink(StreamEvent::CoolingDown { code: running.code.clone(), delay_ms: wait_ms });
+        if self.abort.sleep(wait).await {
+            return Ok(None);
+        }
+        let failure = LlmFailure::new(
+            "ABORTED",
+            format!("aborted during the {wait_ms} ms cool-down of {} ({}) for {}", limited.provider, running.code, limited.model),
+        );
+        self.log.append("llm/failure", json!({"turn": turn, "step": step, "provider": limited.provider, "failure": failure}))?;
+        Ok(Some(failure))
     }
 
     /// A step's completion arrived: logged (with its text when it calls tools, so that a process that

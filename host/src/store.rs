@@ -77,6 +77,15 @@ impl SessionStore {
         }
     }
 
+    /// The fleet's cool-downs ([`crate::cooldown`]) as this store shares them: in the database with
+    /// PostgreSQL (every process that uses it sees them), in this process's memory with the files.
+    pub fn cooldowns(&self) -> crate::cooldown::CoolDowns {
+        match self {
+            SessionStore::Files(_) => crate::cooldown::CoolDowns::local(),
+            SessionStore::Postgres(pg) => crate::cooldown::CoolDowns::Postgres(pg.cooldowns()),
+        }
+    }
+
     /// Where the sessions are, for messages: the directory, or the database URL without its password.
     pub fn location(&self) -> String {
         match self {
@@ -161,6 +170,16 @@ impl SessionStore {
         match self {
             SessionStore::Files(files) => files.is_being_written(id),
             SessionStore::Postgres(pg) => pg.is_being_written(id),
+        }
+    }
+
+    /// How long until another process's hold on session `id` ends if that process is dead: the rest
+    /// of its lease in PostgreSQL (a live holder renews it first). `None` when nothing holds it, and
+    /// always with the files, whose lock the system releases the moment its holder dies.
+    pub fn lease_lapses_in(&self, id: &str) -> Result<Option<std::time::Duration>> {
+        match self {
+            SessionStore::Files(_) => Ok(None),
+            SessionStore::Postgres(pg) => pg.lease_lapses_in(id),
         }
     }
 

@@ -133,6 +133,11 @@ impl Transport {
         &self.watchdog
     }
 
+    /// The key's name in the fleet's cool-downs: a digest, never the key ([`crate::cooldown::key_id`]).
+    pub fn key_id(&self) -> String {
+        crate::cooldown::key_id(self.credential.key.as_deref())
+    }
+
     /// Removes the key (in every form a provider may echo it) from any text that could reach a
     /// guest, a log or a terminal.
     pub fn redact(&self, text: &str) -> String {

@@ -355,7 +355,7 @@ async fn an_abort_ends_its_turn_only() {
     let p = Arc::new(Provider::new(provider_config(&mock.base_url(), "m"), builtin(&engine(), "openai", |_| {}).await, None).unwrap());
     let scratch = Scratch::new();
     let store = SessionStore::open(&scratch.sessions()).unwrap();
-    let deps = SessionDeps { provider: p, recovery: Arc::new(Recovery::new(vec![], Some(1))) };
+    let deps = SessionDeps::new(p, Arc::new(Recovery::new(vec![], Some(1))));
     let mut session = Session::start(deps, store.create().unwrap(), None).unwrap();
     let abort = session.abort_signal();
     tokio::spawn(async move {

@@ -1272,3 +1272,34 @@ async fn thinking_signatures_round_trip_through_the_client_as_extra_content() {
     assert_eq!(assistant["content"][0], thinking, "the signed thinking block goes back first: {sent}");
     assert_eq!(assistant["content"][1]["type"], "tool_use", "{sent}");
 }
+
+#[tokio::test]
+async fn a_429_holds_the_other_sessions_of_the_process_no_longer_than_their_policy_allows() {
+    // Sessions in files: the cool-down lives in the gateway's memory. The first request's 429 asks
+    // for 3 s, beyond the policy's max_delay_ms (1 s): that request gives up (429 to its client), and
+    // the next request, another conversation on the same key and model, is held by the cool-down,
+    // but for the policy's 1 s, not the provider's 3 s.
+    let mock = mock(&script(&[rate_limited(Some("3")), completion(&["held, then sent"])])).await;
+    let scratch = Scratch::new();
+    scratch.config(&format!(
+        "{}max_delay_ms = 1000\n[gateway]\ndefault_provider = \"up\"\n",
+        upstream_toml("up", "openai-compatible", &mock.base_url(), 3, 100)
+    ));
+    let gw = scratch.start_gateway(&["--allow-unauthenticated"], &[]).await;
+    let first = post(&gw, None, &[], chat("first", false)).await;
+    assert_eq!(first.status, 429, "{}", first.body);
+    let second = post(&gw, None, &[], chat("second", false)).await;
+    assert_eq!((second.status, second.text().as_str()), (200, "held, then sent"), "{}", second.body);
+
+    let events = scratch.session_events(&second.session());
+    let held = of_kind(&events, "llm/cooldown");
+    assert_eq!(held.len(), 1, "{}", timeline(&events));
+    assert_eq!(held[0].data["wait_ms"], 1000, "bounded by max_delay_ms: {}", timeline(&events));
+    assert!(held[0].data["remaining_ms"].as_u64().unwrap() > 1000, "{}", timeline(&events));
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2);
+    let gap = requests[1].received.duration_since(requests[0].received).unwrap();
+    assert!(gap >= Duration::from_millis(1000) && gap < Duration::from_millis(2900), "held for the cap, not the 3 s: {gap:?}");
+    let first_events = scratch.session_events(&first.session());
+    assert!(of_kind(&first_events, "llm/cooldown").is_empty(), "{}", timeline(&first_events));
+}

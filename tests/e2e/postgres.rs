@@ -155,7 +155,9 @@ async fn a_run_kept_in_postgres_is_read_back_by_log_listed_and_pruned_and_writes
     let left: i64 = client.query_one("SELECT count(*) FROM dsh_events", &[]).await.unwrap().get(0);
     assert_eq!(left, 0);
     let version: i32 = client.query_one("SELECT max(version) FROM dsh_schema_version", &[]).await.unwrap().get(0);
-    assert_eq!(version, 1);
+    assert_eq!(version, 2, "sessions and events (1), the fleet's cool-downs (2)");
+    let cooldowns: i64 = client.query_one("SELECT count(*) FROM dsh_cooldowns", &[]).await.unwrap().get(0);
+    assert_eq!(cooldowns, 0, "a completed run without a rate limit records none");
 }
 
 #[tokio::test]
@@ -267,7 +269,10 @@ async fn a_database_lost_mid_turn_fails_the_turn_as_a_host_error_and_the_log_sta
     assert!(err.contains("none of them was written") && err.contains(&format!("--resume {id}")), "{err}");
     let password = cluster_url().split_once("://").unwrap().1.split_once('@').unwrap().0.split_once(':').unwrap().1.to_string();
     assert!(!err.contains(&password) && err.contains(":***@"), "the URL without its password: {err}");
-    assert_eq!(mock.requests().len(), 2, "the retry reached the provider; its answer could not be kept");
+    // Before the retry is sent, the session asks the database for a cool-down: the lost database is
+    // found there, and nothing is sent whose answer could not be kept.
+    assert_eq!(mock.requests().len(), 1, "the retry was not sent: {err}");
+    assert!(err.contains("reading the cool-downs of openai in postgres://"), "{err}");
 
     admin.batch_execute(&format!("ALTER DATABASE {} ALLOW_CONNECTIONS true", db.name)).await.unwrap();
     let out = run_bin(&scratch, &db, &["log", "--json", &id], None).await;
@@ -414,4 +419,169 @@ async fn a_writer_whose_lease_was_taken_over_cannot_commit_and_a_follower_sees_e
     })
     .await
     .unwrap();
+}
+
+// ---- a fleet of gateways on one database (issue #13 items 3 and 4) ------------------------------
+
+/// `[providers.up]` on `mock` as the gateway's default provider, with a session lease of `lease`.
+fn fleet_config(mock: &dsh_host::mock::MockServer, max_retries: u32, initial_delay_ms: u64, lease: &str) -> String {
+    format!(
+        "{}\n[gateway]\ndefault_provider = \"up\"\n[sessions]\nlease = {lease:?}\n",
+        upstream_toml("up", "openai-compatible", &mock.base_url(), max_retries, initial_delay_ms)
+    )
+}
+
+/// A chat completion request to `gw` for `content`, with an `Idempotency-Key` when given. The
+/// future owns everything, so it can be spawned and outlive a killed gateway.
+fn ask(gw: &GatewayProcess, content: &str, key: Option<&str>) -> impl std::future::Future<Output = reqwest::Result<reqwest::Response>> + 'static {
+    let body = json!({"model": "gpt-test", "messages": [{"role": "user", "content": content}]}).to_string();
+    let mut request = reqwest::Client::builder()
+        .timeout(Duration::from_secs(60))
+        .build()
+        .unwrap()
+        .post(gw.url("/v1/chat/completions"))
+        .header("content-type", "application/json")
+        .body(body);
+    if let Some(key) = key {
+        request = request.header("idempotency-key", key);
+    }
+    request.send()
+}
+
+async fn content_of(response: reqwest::Response) -> String {
+    let body: serde_json::Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
+    body["choices"][0]["message"]["content"].as_str().unwrap_or_else(|| panic!("no content: {body}")).to_string()
+}
+
+async fn metrics_of(gw: &GatewayProcess) -> String {
+    reqwest::get(gw.url("/metrics")).await.unwrap().text().await.unwrap()
+}
+
+#[tokio::test]
+async fn a_request_whose_gateway_was_killed_in_a_backoff_is_continued_by_another_gateway_with_its_count() {
+    // Two gateway processes on one database. On A, the request meets a 500 and parks in a 4 s backoff
+    // after its durable `llm/retry`; A is SIGKILLed there. The client's retry (same Idempotency-Key)
+    // goes to B while A's 3 s lease still lives: B waits for it to lapse (a dead holder stops
+    // renewing), then continues the same turn with the count from the database: the rest of the
+    // backoff, then attempt 2. No event is lost or written twice.
+    let db = test_db().await;
+    let mock = mock(&script_of(&[SERVER_ERROR, &ok("continued elsewhere")])).await;
+    let scratch = Scratch::new();
+    scratch.config(&fleet_config(&mock, 3, 4000, "3s"));
+    let env = [("DSH_SESSIONS_URL", db.url.as_str())];
+    let mut a = scratch.start_gateway(&["--allow-unauthenticated"], &env).await;
+    let b = scratch.start_gateway(&["--allow-unauthenticated"], &env).await;
+
+    let lost = tokio::spawn(ask(&a, "hi", Some("job-42")));
+    let (id, before) = wait_for_kind(&db, "llm/retry").await;
+    a.signal(libc::SIGKILL);
+    a.exit(Duration::from_secs(10)).await;
+    assert!(lost.await.unwrap().is_err(), "the first client's connection died with its gateway");
+    assert!(of_kind(&before, "llm/retry-started").is_empty(), "killed during the backoff: {}", timeline(&before));
+    assert!(
+        with_store(&db, { let id = id.clone(); move |s| s.is_being_written(&id).unwrap() }).await,
+        "the dead gateway's lease still lives when the client retries"
+    );
+
+    let answer = ask(&b, "hi", Some("job-42")).await.unwrap();
+    assert_eq!(answer.status(), 200, "{}", b.stderr());
+    assert_eq!(answer.headers()["x-dsh-session"].to_str().unwrap(), id);
+    assert_eq!(content_of(answer).await, "continued elsewhere");
+
+    let after = events(&db, &id).await;
+    assert_eq!(&after[..before.len()], &before[..], "what A made durable is kept as it was");
+    assert_eq!(seqs(&after), (1..=after.len() as u64).collect::<Vec<_>>(), "no event lost or written twice: {}", timeline(&after));
+    let retries: Vec<u64> = of_kind(&after, "llm/retry").iter().map(|e| e.data["retry"].as_u64().unwrap()).collect();
+    assert_eq!(retries, [1], "{}", timeline(&after));
+    assert_eq!(of_kind(&after, "llm/retry-started").len(), 1, "{}", timeline(&after));
+    let attempts: Vec<u64> = of_kind(&after, "llm/request").iter().map(|e| e.data["attempt"].as_u64().unwrap()).collect();
+    assert_eq!(attempts, [1, 2], "B's attempt counts on from A's: {}", timeline(&after));
+    assert_eq!(of_kind(&after, "turn/start").len(), 1, "the same turn, continued");
+    assert_eq!(of_kind(&after, "gateway/continue").len(), 1);
+    assert_eq!(of_kind(&after, "turn/end").len(), 1);
+    assert_eq!(of_kind(&after, "turn/end")[0].data["outcome"], "completed");
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 2, "one request per attempt, across both processes");
+    let gap = requests[1].received.duration_since(requests[0].received).unwrap();
+    assert!(gap >= Duration::from_millis(3900), "the backoff A logged was waited out by B: {gap:?}");
+    assert!(metrics_of(&b).await.contains("dsh_gateway_lease_waits_total 1"), "{}", metrics_of(&b).await);
+}
+
+#[tokio::test]
+async fn a_key_being_answered_by_a_live_gateway_is_409_with_when_to_come_back_then_replayed() {
+    // A answers slowly (its lease renewed every second); B gets the same key meanwhile, waits one
+    // lease length, sees the lease renewed (a live holder), and answers 409 with retry-after and
+    // x-should-retry: true. Once A is done, the same retry on B is the replayed answer.
+    let db = test_db().await;
+    let mock = mock(&script(&[json!({"completion": {"text": ["slow ", "answer"], "delay_ms": 1500}})])).await;
+    let scratch = Scratch::new();
+    scratch.config(&fleet_config(&mock, 2, 100, "3s"));
+    let env = [("DSH_SESSIONS_URL", db.url.as_str())];
+    let a = scratch.start_gateway(&["--allow-unauthenticated"], &env).await;
+    let b = scratch.start_gateway(&["--allow-unauthenticated"], &env).await;
+    let first = tokio::spawn(ask(&a, "hi", Some("slow-1")));
+    while mock.requests().is_empty() {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let busy = ask(&b, "hi", Some("slow-1")).await.unwrap();
+    assert_eq!(busy.status(), 409);
+    assert_eq!(busy.headers()["x-should-retry"], "true");
+    let after: u64 = busy.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+    assert!((1..=4).contains(&after), "retry-after {after}: at most the lease");
+    let body = busy.text().await.unwrap();
+    assert!(body.contains("request_in_progress") && body.contains("another gateway process"), "{body}");
+
+    let first = first.await.unwrap().unwrap();
+    assert_eq!(first.status(), 200);
+    assert_eq!(content_of(first).await, "slow answer");
+    let again = ask(&b, "hi", Some("slow-1")).await.unwrap();
+    assert_eq!(again.status(), 200);
+    assert_eq!(again.headers()["x-dsh-replayed"], "true");
+    assert_eq!(content_of(again).await, "slow answer");
+    assert_eq!(mock.requests().len(), 1, "the provider was asked once");
+}
+
+#[tokio::test]
+async fn one_gateways_429_holds_another_gateways_request_to_the_same_key_and_model() {
+    // A's request meets a 429 asking for 3 s. The cool-down goes into the database, and B (another
+    // process, another client's conversation, the same upstream key and model) holds its request
+    // until it ends, instead of meeting the same 429. Both then succeed.
+    let db = test_db().await;
+    let mock = mock(&script(&[rate_limited(Some("3")), json!({"completion": {"text": ["one"]}}), json!({"completion": {"text": ["two"]}})])).await;
+    let scratch = Scratch::new();
+    scratch.config(&fleet_config(&mock, 3, 100, "30s"));
+    let env = [("DSH_SESSIONS_URL", db.url.as_str())];
+    let a = scratch.start_gateway(&["--allow-unauthenticated"], &env).await;
+    let b = scratch.start_gateway(&["--allow-unauthenticated"], &env).await;
+
+    let first = tokio::spawn(ask(&a, "first conversation", None));
+    // Its `llm/retry` is durable after the cool-down was recorded.
+    let (a_id, _) = wait_for_kind(&db, "llm/retry").await;
+    let second = tokio::spawn(ask(&b, "second conversation", None));
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    assert_eq!(mock.requests().len(), 1, "B sends nothing while the cool-down runs");
+
+    let (first, second) = (first.await.unwrap().unwrap(), second.await.unwrap().unwrap());
+    assert_eq!((first.status().as_u16(), second.status().as_u16()), (200, 200), "{}", b.stderr());
+    let b_id = second.headers()["x-dsh-session"].to_str().unwrap().to_string();
+    let requests = mock.requests();
+    assert_eq!(requests.len(), 3, "the 429, A's retry and B's one request");
+    for later in &requests[1..] {
+        let gap = later.received.duration_since(requests[0].received).unwrap();
+        assert!(gap >= Duration::from_millis(2900), "sent {gap:?} after the 429 that asked for 3 s");
+    }
+
+    let b_events = events(&db, &b_id).await;
+    let held = of_kind(&b_events, "llm/cooldown");
+    assert_eq!(held.len(), 1, "{}", timeline(&b_events));
+    assert_eq!(held[0].data["code"], "RATE_LIMITED");
+    assert_eq!(held[0].data["provider"], "up");
+    let wait = held[0].data["wait_ms"].as_u64().unwrap();
+    assert!((1500..=3000).contains(&wait), "held {wait} ms of the 3 s");
+    assert!(of_kind(&b_events, "llm/failure").is_empty(), "B never met the 429: {}", timeline(&b_events));
+    assert_eq!(of_kind(&b_events, "llm/request").len(), 1);
+    let a_events = events(&db, &a_id).await;
+    assert!(of_kind(&a_events, "llm/cooldown").is_empty(), "A's own retry waits its 429 out: {}", timeline(&a_events));
+    let page = metrics_of(&b).await;
+    assert!(page.contains("dsh_gateway_cooldown_holds_total{") && page.contains("RATE_LIMITED"), "{page}");
 }

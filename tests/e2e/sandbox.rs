@@ -274,7 +274,7 @@ async fn an_abort_before_the_timer_expires_stays_aborted() {
     let p = Arc::new(Provider::new(cfg, openai(&engine()).await, None).unwrap());
     let scratch = Scratch::new();
     let store = SessionStore::open(&scratch.sessions()).unwrap();
-    let deps = SessionDeps { provider: p, recovery: Arc::new(Recovery::new(vec![], Some(1))) };
+    let deps = SessionDeps::new(p, Arc::new(Recovery::new(vec![], Some(1))));
     let mut session = Session::start(deps, store.create().unwrap(), None).unwrap();
     let abort = session.abort_signal();
     tokio::spawn(async move {

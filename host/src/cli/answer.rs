@@ -75,6 +75,12 @@ impl AnswerPrinter {
                 }
                 self.note(&format!("[{}: {policy_key} retry {retry} in {delay_ms} ms]", self.palette.retry(code)));
             }
+            StreamEvent::CoolingDown { code, delay_ms } => {
+                self.note(&format!(
+                    "[{}: held {delay_ms} ms by the provider's cool-down for this key and model (another session's rate limit)]",
+                    self.palette.retry(code)
+                ));
+            }
             StreamEvent::ToolCall { id, arguments, .. } => {
                 // The step's text (if any) ends here; the answer comes in a later step.
                 let text = std::mem::take(&mut self.attempt);

@@ -86,6 +86,9 @@ impl<W: Write + Send> RunOutput for JsonLines<W> {
                 "retry",
                 self.at(json!({"code": code, "retry": retry, "delay_ms": delay_ms, "policy_key": policy_key})),
             ),
+            StreamEvent::CoolingDown { code, delay_ms } => {
+                ("cooldown", self.at_step(json!({"code": code, "delay_ms": delay_ms})))
+            }
             StreamEvent::Compacted { before, after } => {
                 ("compacted", self.at_step(json!({"messages_before": before, "messages_after": after})))
             }

@@ -86,7 +86,7 @@ pub fn timeline_line(event: &Event, palette: &Palette) -> String {
         .and_then(|c| c.as_str());
     let kind = match event.kind.as_str() {
         "llm/failure" | "llm/error" | "recovery/listener-fault" => palette.failure(&kind),
-        "llm/retry" | "llm/retry-started" => palette.retry(&kind),
+        "llm/retry" | "llm/retry-started" | "llm/cooldown" => palette.retry(&kind),
         "turn/end" if event.data.get("outcome").and_then(|o| o.as_str()) == Some("completed") => {
             palette.success(&kind)
         }
@@ -94,7 +94,7 @@ pub fn timeline_line(event: &Event, palette: &Palette) -> String {
         _ => kind,
     };
     if let Some(code) = code.filter(|_| palette.enabled()) {
-        let styled = if event.kind == "llm/retry" { palette.retry(code) } else { palette.failure(code) };
+        let styled = if matches!(event.kind.as_str(), "llm/retry" | "llm/cooldown") { palette.retry(code) } else { palette.failure(code) };
         detail = detail.replacen(code, &styled, 1);
     }
     format!("#{:<3} {} {kind} {detail}", event.seq, palette.dim(&event.ts))

@@ -29,6 +29,8 @@ enum Phase {
     Backoff { code: String, retry: u32, of: Option<u32>, until: Instant },
     /// A tool call runs.
     Tool { name: String, since: Instant },
+    /// Held by a cool-down another session's rate limit began (same provider, key and model).
+    CoolDown { code: String, until: Instant },
 }
 
 /// The live line's content, driven by the turn's events.
@@ -83,6 +85,9 @@ impl Status {
             StreamEvent::ToolCall { name, .. } => {
                 self.phase = Phase::Tool { name: name.clone(), since: now };
             }
+            StreamEvent::CoolingDown { code, delay_ms } => {
+                self.phase = Phase::CoolDown { code: code.clone(), until: now + Duration::from_millis(*delay_ms) };
+            }
             StreamEvent::Compacted { .. } => {}
         }
     }
@@ -112,6 +117,10 @@ impl Status {
                     format!("in {}", clock(left, true))
                 };
                 format!("{} — retry {retry}{of} {when}, Ctrl-C to stop", self.palette.retry(code))
+            }
+            Phase::CoolDown { code, until } => {
+                let left = clock(until.saturating_duration_since(now), true);
+                format!("{} — the provider's cool-down for this key and model, sending in {left}, Ctrl-C to stop", self.palette.retry(code))
             }
         })
     }
@@ -266,6 +275,17 @@ mod tests {
         let result = StreamEvent::ToolResult { id: "c1".into(), name: "clock".into(), content: "now".into(), is_error: false };
         s.observe(&result, t0 + secs(3.0));
         assert_eq!(s.line(t0 + secs(3.0)), None);
+    }
+
+    #[test]
+    fn a_cool_down_counts_down_to_the_attempt_it_holds() {
+        let t0 = Instant::now();
+        let mut s = status();
+        s.observe(&StreamEvent::CoolingDown { code: "RATE_LIMITED".into(), delay_ms: 2_500 }, t0);
+        let line = s.line(t0 + secs(0.2)).unwrap();
+        assert_eq!(line, "RATE_LIMITED — the provider's cool-down for this key and model, sending in 0:03, Ctrl-C to stop");
+        s.observe(&StreamEvent::Attempt { turn: 1, step: 1, attempt: 1 }, t0 + secs(2.5));
+        assert_eq!(s.line(t0 + secs(2.5)).unwrap(), "waiting for the response 0:00");
     }
 
     #[test]

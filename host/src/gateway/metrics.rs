@@ -42,6 +42,10 @@ pub struct Metrics {
     pub tokens: Family<TokenLabels, Counter>,
     pub in_flight: Gauge,
     pub shed: Counter,
+    /// Client retries that waited for a dead gateway process's session lease to lapse.
+    pub lease_waits: Counter,
+    /// Attempts held by a cool-down another session recorded, by provider and code.
+    pub cooldown_holds: Family<CodeLabels, Counter>,
     pub latency: Family<ProviderLabels, Histogram>,
     pub first_content: Family<ProviderLabels, Histogram>,
     /// The log committer's batches and failed syncs, copied from its own counts when the page is
@@ -70,6 +74,18 @@ impl Default for Metrics {
         registry.register("in_flight", "Requests being answered now", in_flight.clone());
         let shed = Counter::default();
         registry.register("shed", "Requests refused by the gateway's concurrency limits (503)", shed.clone());
+        let lease_waits = Counter::default();
+        registry.register(
+            "lease_waits",
+            "Client retries that waited for another gateway process's session lease to lapse (a process that died mid-request)",
+            lease_waits.clone(),
+        );
+        let cooldown_holds = Family::<CodeLabels, Counter>::default();
+        registry.register(
+            "cooldown_holds",
+            "Attempts held by a provider's cool-down (a rate limit with a retry-after another session met), by provider and code",
+            cooldown_holds.clone(),
+        );
         let latency = Family::<ProviderLabels, Histogram>::new_with_constructor(|| Histogram::new(exponential_buckets(0.005, 2.0, 16)));
         registry.register("request_duration_seconds", "Time from request to the end of the response", latency.clone());
         let first_content = Family::<ProviderLabels, Histogram>::new_with_constructor(|| Histogram::new(exponential_buckets(0.005, 2.0, 16)));
@@ -92,6 +108,8 @@ impl Default for Metrics {
             tokens,
             in_flight,
             shed,
+            lease_waits,
+            cooldown_holds,
             latency,
             first_content,
             log_sync_batches,

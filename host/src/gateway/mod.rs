@@ -219,7 +219,7 @@ pub async fn serve(config: Config, sessions_dir: &std::path::Path, options: Serv
     // still synced before its wait (see crate::group_commit). Opened first: an unreachable sessions
     // database is reported before the guests are compiled.
     let store = SessionStore::open_configured(sessions_dir, &config.sessions)?.with_group_commit()?;
-    let runtime = Runtime::new(config, crate::session::default_engine()?, None).await?;
+    let runtime = Runtime::new(config, crate::session::default_engine()?, None).await?.with_cooldowns(store.cooldowns());
     let gateway = Gateway::new(runtime, store, &options)?;
     let listener = tokio::net::TcpListener::bind(options.listen)
         .await
@@ -380,10 +380,23 @@ async fn chat_completions(State(gw): State<Arc<Gateway>>, headers: HeaderMap, bo
         .or_else(|| headers.get("x-dsh-session"))
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
-    let prior = match find_prior(&gw, &client, idempotency.as_deref(), &parsed.exchange.digest()) {
+    let digest = parsed.exchange.digest();
+    let mut prior = match find_prior(&gw, &client, idempotency.as_deref(), &digest) {
         Ok(p) => p,
         Err(r) => return r,
     };
+    if let Prior::Open(id) = &prior {
+        match wait_for_dead_holder(&gw, id, deadline).await {
+            // Whoever held it is gone: what it left may have changed meanwhile (a live holder that
+            // finished), so the session is looked at again.
+            Ok(true) => match find_prior(&gw, &client, idempotency.as_deref(), &digest) {
+                Ok(p) => prior = p,
+                Err(r) => return r,
+            },
+            Ok(false) => {}
+            Err(r) => return r,
+        }
+    }
     let session_id = match &prior {
         Prior::Fresh(id) | Prior::Open(id) => id.clone(),
         Prior::Done(id, events) => return replay(&parsed, id, events),
@@ -478,6 +491,35 @@ fn find_prior(gw: &Gateway, client: &Client, key: Option<&str>, conversation: &s
     }
 }
 
+/// How long after a lease's end the claim is tried: the holder's clock and ours are the database's,
+/// but a renewal in flight at the last moment must have landed.
+const LEASE_MARGIN: Duration = Duration::from_millis(100);
+
+/// A session another gateway process holds (its lease in PostgreSQL), at a client's retry. A holder
+/// that died (a gateway killed mid-request, a lost machine) stops renewing, and its lease lapses
+/// within `[sessions] lease`: the retry waits for that, when the request's deadline allows, and then
+/// continues the session with its retry count (`Ok(true)`). A holder that renewed meanwhile is alive,
+/// still answering this key: 409, saying when to come back. `Ok(false)`: nothing held it.
+async fn wait_for_dead_holder(gw: &Gateway, id: &str, deadline: tokio::time::Instant) -> Result<bool, Response> {
+    let lapses_in = match gw.store.lease_lapses_in(id) {
+        Ok(None) => return Ok(false),
+        Ok(Some(d)) => d,
+        Err(e) => return Err(internal(&format!("{e:#}"))),
+    };
+    let wake = tokio::time::Instant::now() + lapses_in + LEASE_MARGIN;
+    if wake >= deadline {
+        return Err(held_elsewhere(id, lapses_in));
+    }
+    gw.metrics.lease_waits.inc();
+    tracing::info!("session {id}: held by another process; waiting {} ms for its lease to lapse", lapses_in.as_millis());
+    tokio::time::sleep_until(wake).await;
+    match gw.store.lease_lapses_in(id) {
+        Ok(None) => Ok(true),
+        Ok(Some(d)) => Err(held_elsewhere(id, d)),
+        Err(e) => Err(internal(&format!("{e:#}"))),
+    }
+}
+
 fn fresh_id() -> String {
     let stamp = humantime::format_rfc3339_seconds(SystemTime::now()).to_string().replace([':', '-'], "");
     let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default().as_nanos();
@@ -526,6 +568,9 @@ impl RequestRun {
         let (session, unfinished) = match opened {
             Ok(s) => s,
             Err(e) => {
+                if let Some(held) = e.downcast_ref::<crate::pg_store::LeaseHeld>() {
+                    return held_elsewhere(&session_id, held.lapses_in);
+                }
                 let text = format!("{e:#}");
                 if text.contains("another") && text.contains("writ") {
                     return conflict(&session_id);
@@ -605,9 +650,15 @@ async fn run_targets(
         // Attempts and retries are counted here, where the provider that made them is known: the
         // response side sees the events after a fallback may have switched providers.
         let mut counted = |event: StreamEvent| {
-            if let StreamEvent::Retrying { code, .. } = &event {
-                gw.metrics.retries.get_or_create(&metrics::code(&target.provider, code)).inc();
-                gw.metrics.attempts.get_or_create(&metrics::provider(&target.provider)).inc();
+            match &event {
+                StreamEvent::Retrying { code, .. } => {
+                    gw.metrics.retries.get_or_create(&metrics::code(&target.provider, code)).inc();
+                    gw.metrics.attempts.get_or_create(&metrics::provider(&target.provider)).inc();
+                }
+                StreamEvent::CoolingDown { code, .. } => {
+                    gw.metrics.cooldown_holds.get_or_create(&metrics::code(&target.provider, code)).inc();
+                }
+                _ => {}
             }
             sink(event);
         };
@@ -981,6 +1032,22 @@ fn internal(message: &str) -> Response {
 fn conflict(session: &str) -> Response {
     let mut r = plain_error(409, "invalid_request_error", "request_in_progress", &format!("session {session} is being answered by another request; retry once it has finished"));
     r.headers_mut().insert("x-dsh-session", header_value(session));
+    r
+}
+
+/// 409 for a session another gateway process is answering (its lease lives): the client may come
+/// back once the lease would lapse (`retry-after`, which the official SDKs honour), to be answered
+/// from the log, or continued if that process died.
+fn held_elsewhere(session: &str, lapses_in: Duration) -> Response {
+    let secs = lapses_in.as_secs() + 1;
+    let message = format!(
+        "session {session} is being answered by another gateway process; retry in {secs} s: its answer is then \
+         replayed, or the request continued if that process has died"
+    );
+    let mut r = json_response(409, &status::error_body(&message, "invalid_request_error", "request_in_progress"), HeaderMap::new());
+    r.headers_mut().insert("x-dsh-session", header_value(session));
+    r.headers_mut().insert("retry-after", header_value(&secs.to_string()));
+    r.headers_mut().insert("x-should-retry", HeaderValue::from_static("true"));
     r
 }
 
