@@ -3,10 +3,15 @@
 //! runs everything and keeps the output in BENCHMARKS.md.
 //!
 //! Usage: bench_report [--quick] [--js-adapter FILE.wasm] [--python-listener FILE.wasm]
+//!                     [--postgres URL] [--store-only]
+//!   --postgres URL: section 7 also measures PostgreSQL at URL (a database the report may create
+//!                   tables in; scripts/bench starts a throwaway cluster for it)
+//!   --store-only:   section 7 alone (`scripts/bench --store`)
 
 use dsh_host::attempt::Provider;
 use dsh_host::config::{self, Config, RetryPolicy};
 use dsh_host::engine::GuestEngine;
+use dsh_host::pg_store::PgStore;
 use dsh_host::store::SessionStore;
 use dsh_host::mock::{MockScript, MockServer};
 use dsh_host::runtime::Runtime;
@@ -21,10 +26,12 @@ struct Args {
     quick: bool,
     js_adapter: Option<PathBuf>,
     python_listener: Option<PathBuf>,
+    postgres: Option<String>,
+    store_only: bool,
 }
 
 fn args() -> Args {
-    let mut a = Args { quick: false, js_adapter: None, python_listener: None };
+    let mut a = Args { quick: false, js_adapter: None, python_listener: None, postgres: None, store_only: false };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -32,6 +39,8 @@ fn args() -> Args {
             // Absolute: the Python listener is named in a config file elsewhere.
             "--js-adapter" => a.js_adapter = it.next().map(|p| std::fs::canonicalize(p).expect("the JS adapter file")),
             "--python-listener" => a.python_listener = it.next().map(|p| std::fs::canonicalize(p).expect("the Python listener file")),
+            "--postgres" => a.postgres = Some(it.next().expect("--postgres URL")),
+            "--store-only" => a.store_only = true,
             other => panic!("unknown argument {other}"),
         }
     }
@@ -238,9 +247,48 @@ async fn startup(label: &str, extra: &[&str], config: Option<&Path>, dir: &Path,
     (label.to_string(), median(cold), median(warm))
 }
 
-/// 1,000 sessions in one process, each meeting one 429 (retry-after 1 s) then a streamed answer.
-async fn concurrency(sessions: usize, dir: &Path) -> (f64, f64, f64, f64, usize) {
-    let mut steps: Vec<String> = vec![r#"{"status":429,"headers":{"retry-after":"1"},"body":"{\"error\":{\"message\":\"Rate limit reached\",\"code\":\"rate_limit_exceeded\"}}"}"#.to_string(); sessions];
+/// Where the sessions of a measurement are kept.
+enum Backend<'a> {
+    Files(&'a Path),
+    Postgres(&'a str),
+}
+
+impl Backend<'_> {
+    fn open(&self) -> SessionStore {
+        match self {
+            Backend::Files(dir) => SessionStore::open(dir).unwrap(),
+            Backend::Postgres(url) => SessionStore::Postgres(PgStore::connect(url, Duration::from_secs(30)).unwrap()),
+        }
+    }
+
+    fn label(&self) -> &'static str {
+        match self {
+            Backend::Files(_) => "JSON Lines files",
+            Backend::Postgres(_) => "PostgreSQL (loopback)",
+        }
+    }
+}
+
+/// What [`concurrency`] measured.
+struct Crowd {
+    per_session_mib: f64,
+    p50_ms: f64,
+    p99_ms: f64,
+    solo_ms: f64,
+    wall_ms: f64,
+    completed: usize,
+}
+
+/// `sessions` sessions in one process, each meeting one 429 then, after a 1 s backoff, a streamed
+/// answer; their logs and the fleet's cool-downs in `backend`.
+///
+/// The 429 carries no retry-after: with one, the first session's 429 would start a cool-down that
+/// holds every other session's first attempt (the fleet's back-pressure, as a real provider asks),
+/// after which the mock, which answers by its script's order and not by time, would still send them
+/// their 429. The backoff is the policy's own (1 s, no jitter); every attempt still asks the store
+/// for a cool-down.
+async fn concurrency(sessions: usize, dir: &Path, backend: Backend<'_>) -> Crowd {
+    let mut steps: Vec<String> = vec![r#"{"status":429,"body":"{\"error\":{\"message\":\"Rate limit reached\",\"code\":\"rate_limit_exceeded\"}}"}"#.to_string(); sessions];
     let answer = r#"{"completion":{"text":["one ","two ","three ","four ","five"]}}"#.to_string();
     // The solo baseline first (its own 429 and answer), then the crowd.
     let mut all = vec![steps[0].clone(), answer.clone()];
@@ -251,13 +299,17 @@ async fn concurrency(sessions: usize, dir: &Path) -> (f64, f64, f64, f64, usize)
     let mut cfg = config::preset("openai-compatible").unwrap();
     cfg.base_url = url;
     cfg.model = "bench-model".into();
-    cfg.retry_policy = RetryPolicy::default();
+    cfg.retry_policy = RetryPolicy { initial_delay_ms: 1000, jitter_ratio: 0.0, ..RetryPolicy::default() };
     let mut config = Config::builtin();
     config.listeners.retain(|l| matches!(&l.guest, dsh_host::config::GuestRef::Builtin(n) if n == "llm-retry"));
-    let runtime = Runtime::new(config, GuestEngine::new(Some(dir.join("cache"))).unwrap(), Some(1)).await.unwrap();
+    // Opened off the runtime: the PostgreSQL store's calls block, as they do for the CLI.
+    let store = Arc::new(tokio::task::block_in_place(|| backend.open()));
+    let runtime = Runtime::new(config, GuestEngine::new(Some(dir.join("cache"))).unwrap(), Some(1))
+        .await
+        .unwrap()
+        .with_cooldowns(store.cooldowns());
     let provider: Arc<Provider> = runtime.provider(cfg).await.unwrap();
     let deps = runtime.deps(provider);
-    let store = Arc::new(SessionStore::open(&dir.join("crowd")).unwrap());
 
     let run_one = |deps: SessionDeps, store: Arc<SessionStore>| async move {
         let mut session = Session::start(deps, store.create().unwrap(), None).unwrap();
@@ -280,6 +332,7 @@ async fn concurrency(sessions: usize, dir: &Path) -> (f64, f64, f64, f64, usize)
             }
         })
     };
+    let started = Instant::now();
     let handles: Vec<_> = (0..sessions).map(|_| tokio::spawn(run_one(deps.clone(), store.clone()))).collect();
     let mut times = Vec::new();
     let mut completed = 0;
@@ -288,13 +341,70 @@ async fn concurrency(sessions: usize, dir: &Path) -> (f64, f64, f64, f64, usize)
         times.push(ms);
         completed += ok as usize;
     }
+    let wall_ms = started.elapsed().as_secs_f64() * 1e3;
     sampling.store(false, std::sync::atomic::Ordering::Relaxed);
     sampler.await.unwrap();
     let _ = mock.kill();
     let _ = mock.wait();
-    let per_session = (peak.load(std::sync::atomic::Ordering::Relaxed).saturating_sub(rss_before)) as f64 / sessions as f64 / (1 << 20) as f64;
+    let per_session_mib = (peak.load(std::sync::atomic::Ordering::Relaxed).saturating_sub(rss_before)) as f64 / sessions as f64 / (1 << 20) as f64;
     let added: Vec<f64> = times.iter().map(|t| t - solo_ms).collect();
-    (per_session, percentile(&added, 0.5), percentile(&added, 0.99), solo_ms, completed)
+    Crowd { per_session_mib, p50_ms: percentile(&added, 0.5), p99_ms: percentile(&added, 0.99), solo_ms, wall_ms, completed }
+}
+
+/// `n` durable appends (an `llm/retry` event each, the durable point before a backoff) to one
+/// session log: events per second, and the p50 and p99 of one durable point in milliseconds.
+fn durable_appends(store: &SessionStore, n: usize) -> (f64, f64, f64) {
+    let mut log = store.create().unwrap();
+    log.append("session/start", serde_json::json!({"provider": "bench"})).unwrap();
+    let mut latencies = Vec::with_capacity(n);
+    let started = Instant::now();
+    for i in 0..n {
+        let t = Instant::now();
+        log.append_durable("llm/retry", serde_json::json!({"turn": 1, "step": 1, "retry": i, "delay_ms": 1000, "code": "RATE_LIMITED"}))
+            .unwrap();
+        latencies.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    let total = started.elapsed().as_secs_f64();
+    (n as f64 / total, percentile(&latencies, 0.5), percentile(&latencies, 0.99))
+}
+
+/// Section 7: both session-store backends, measured in the same run.
+fn store_section(out: &mut String, rt: &tokio::runtime::Runtime, a: &Args, dir: &Path) {
+    let appends = if a.quick { 200 } else { 5_000 };
+    let crowd = if a.quick { 50 } else { 1_000 };
+    let files_dir = dir.join("store-files");
+    let mut backends = vec![Backend::Files(&files_dir)];
+    if let Some(url) = &a.postgres {
+        backends.push(Backend::Postgres(url));
+    }
+    writeln!(out, "\n## 7. Session store: JSON Lines files against PostgreSQL\n").unwrap();
+    if a.postgres.is_none() {
+        writeln!(out, "PostgreSQL not measured: no `--postgres URL` (scripts/bench starts a throwaway cluster when PostgreSQL is installed).\n").unwrap();
+    }
+    writeln!(out, "### 7a. Durable appends, one writer ({appends} `llm/retry` events, each a durable point: an fsync, or a committed transaction)\n").unwrap();
+    writeln!(out, "| backend | durable events/s | p50 | p99 | events/s against the files |\n| --- | --- | --- | --- | --- |").unwrap();
+    let mut base = None;
+    for backend in &backends {
+        let (eps, p50, p99) = durable_appends(&backend.open(), appends);
+        let base = *base.get_or_insert(eps);
+        writeln!(out, "| {} | {eps:.0} | {p50:.3} ms | {p99:.3} ms | {:.2}× |", backend.label(), eps / base).unwrap();
+    }
+    writeln!(out, "\n### 7b. {crowd} concurrent sessions in one process, each a 429 then (1 s later) a streamed answer\n").unwrap();
+    writeln!(out, "Logs and the fleet's cool-downs in each backend (with PostgreSQL: the `dsh_cooldowns` row every attempt reads).\n").unwrap();
+    writeln!(out, "| backend | completed | all done in | added latency p50 | added latency p99 | solo turn | memory per session (peak) | wall time against the files |\n| --- | --- | --- | --- | --- | --- | --- | --- |").unwrap();
+    let mut base = None;
+    for backend in backends {
+        let label = backend.label();
+        let c = rt.block_on(concurrency(crowd, dir, backend));
+        let base = *base.get_or_insert(c.wall_ms);
+        writeln!(
+            out,
+            "| {label} | {} / {crowd} | {:.0} ms | {:.1} ms | {:.1} ms | {:.0} ms | {:.3} MiB | {:.2}× |",
+            c.completed, c.wall_ms, c.p50_ms, c.p99_ms, c.solo_ms, c.per_session_mib, c.wall_ms / base
+        )
+        .unwrap();
+    }
+    writeln!(out, "\nAdded latency = a session's turn time minus the same turn run alone (both include the 1 s backoff).").unwrap();
 }
 
 fn machine() -> String {
@@ -317,6 +427,11 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
     let mut out = String::new();
+    if a.store_only {
+        store_section(&mut out, &rt, &a, dir.path());
+        print!("{}", out.trim_start());
+        return;
+    }
     writeln!(out, "# Benchmarks\n").unwrap();
     writeln!(out, "Machine: {}. Produced by `scripts/bench` (criterion: `cargo bench -p dsh-host --bench sandbox`; the rest: `target/release/examples/bench_report`). Release builds.\n", machine()).unwrap();
 
@@ -396,10 +511,10 @@ fn main() {
 
     // 5. Concurrency.
     let n = if a.quick { 50 } else { 1_000 };
-    let (per_session, p50, p99, solo, completed) = rt.block_on(concurrency(n, dir.path()));
-    writeln!(out, "\n## 5. Concurrency: {n} sessions in one process, each a 429 (retry-after 1 s) then a streamed answer\n").unwrap();
+    let c = rt.block_on(concurrency(n, dir.path(), Backend::Files(&dir.path().join("crowd"))));
+    writeln!(out, "\n## 5. Concurrency: {n} sessions in one process, each a 429 then (1 s later) a streamed answer\n").unwrap();
     writeln!(out, "| sessions completed | resident memory per session (peak) | added latency p50 | added latency p99 | solo turn | target |\n| --- | --- | --- | --- | --- | --- |").unwrap();
-    writeln!(out, "| {completed} / {n} | {per_session:.3} MiB | {p50:.1} ms | {p99:.1} ms | {solo:.0} ms | ≤ 2 MiB per session |").unwrap();
-    writeln!(out, "\nAdded latency = a session's turn time minus the same turn run alone (both include the 1 s retry-after).").unwrap();
+    writeln!(out, "| {} / {n} | {:.3} MiB | {:.1} ms | {:.1} ms | {:.0} ms | ≤ 2 MiB per session |", c.completed, c.per_session_mib, c.p50_ms, c.p99_ms, c.solo_ms).unwrap();
+    writeln!(out, "\nAdded latency = a session's turn time minus the same turn run alone (both include the 1 s backoff).").unwrap();
     print!("{out}");
 }

@@ -36,3 +36,33 @@ fn the_gateway_benchmark_runs_quickly_end_to_end() {
     assert_eq!(text.matches("| 50 / 50 | 0 |").count(), 2, "{text}");
     println!("{text}");
 }
+
+/// The session-store benchmark's quick mode on both backends: PostgreSQL is the test cluster
+/// (`DSH_TEST_POSTGRES_URL`, as for tests/e2e/postgres.rs; a database of its own).
+#[test]
+fn the_store_benchmark_runs_quickly_on_both_backends() {
+    let url = std::env::var("DSH_TEST_POSTGRES_URL")
+        .expect("DSH_TEST_POSTGRES_URL is not set: scripts/test starts a PostgreSQL cluster (see tests/e2e/postgres.rs)");
+    let database = format!("dsh_bench_{}", std::process::id());
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    rt.block_on(async {
+        let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.unwrap();
+        tokio::spawn(connection);
+        client.batch_execute(&format!("CREATE DATABASE {database}")).await.unwrap();
+    });
+    let (server, _) = url.rsplit_once('/').unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_dsh-host"));
+    let report = bin.parent().unwrap().join("examples").join("bench_report");
+    let out = std::process::Command::new(&report)
+        .args(["--quick", "--store-only", "--postgres", &format!("{server}/{database}")])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}\n{}", String::from_utf8_lossy(&out.stderr));
+    for row in ["### 7a. Durable appends", "| JSON Lines files |", "| PostgreSQL (loopback) |", "### 7b. 50 concurrent sessions"] {
+        assert!(text.contains(row), "{row}: {text}");
+    }
+    assert_eq!(text.matches("| 50 / 50 |").count(), 2, "every session completed on each backend: {text}");
+    assert!(!text.contains(&url), "the URL (and its password) is never printed: {text}");
+    println!("{text}");
+}
