@@ -876,16 +876,18 @@ async fn past_the_head_hold_the_stream_starts_with_keepalives_until_content() {
 
 #[tokio::test]
 async fn x_dsh_timeout_ms_ends_a_long_backoff_with_a_504() {
-    // A 429 asking for 30 s: the client's deadline of 2 s ends the request, held or streamed. (2 s,
-    // not less: the first attempt and its logged retry must fit before it on a loaded CI machine.)
+    // A 429 and a policy backoff of 30 s: the client's deadline of 2 s ends the request, held or
+    // streamed. (2 s, not less: the first attempt and its logged retry must fit before it on a loaded
+    // CI machine.) No retry-after: one would start a cool-down that holds the second request before
+    // its attempt (a_429_holds_the_other_sessions_of_the_process...), and this is about the backoff.
     let mock = mock(&script(&[
-        rate_limited(Some("30")),
-        rate_limited(Some("30")),
+        rate_limited(None),
+        rate_limited(None),
         completion(&["never used"]),
     ]))
     .await;
     let scratch = Scratch::new();
-    let gw = start(&scratch, &mock, 2, 10, "", &[]).await;
+    let gw = start(&scratch, &mock, 2, 30_000, "", &[]).await;
     for stream in [false, true] {
         let answer = post(
             &gw,
