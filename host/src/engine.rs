@@ -325,6 +325,10 @@ impl GuestEngine {
         config.epoch_interruption(true);
         config.allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(instance_pool()));
         config.wasm_component_model(true);
+        // For profiling guests with `perf`: /tmp/perf-PID.map names the compiled guest functions.
+        if std::env::var_os("DSH_GUEST_PERFMAP").is_some_and(|v| v == "1") {
+            config.profiler(wasmtime::ProfilingStrategy::PerfMap);
+        }
         let engine = Engine::new(&config)
             .map_err(|e| anyhow::anyhow!("configuring the wasmtime engine: {}", root_cause(&e)))?;
 

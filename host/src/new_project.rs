@@ -86,6 +86,7 @@ const RUST_SDK: &[Embedded] = embed! {
     "vendor/dsh-guest-support/src/listener.rs" => "guests/support/src/listener.rs",
     "vendor/dsh-guest-support/src/meaning.rs" => "guests/support/src/meaning.rs",
     "vendor/dsh-guest-support/src/retry_after.rs" => "guests/support/src/retry_after.rs",
+    "vendor/dsh-guest-support/src/scan.rs" => "guests/support/src/scan.rs",
     "vendor/dsh-guest-support/src/sse.rs" => "guests/support/src/sse.rs",
     "vendor/dsh-guest-support/src/text.rs" => "guests/support/src/text.rs",
     "vendor/dsh-guest-support/src/types.rs" => "guests/support/src/types.rs",

@@ -68,7 +68,7 @@ pub fn typed_parse_is_exact(json: &str) -> bool {
                 i += 1;
                 // Inside a string: only escapes matter.
                 loop {
-                    let Some(rel) = b[i..].iter().position(|&c| c == b'"' || c == b'\\') else {
+                    let Some(rel) = crate::scan::find2(&b[i..], b'"', b'\\') else {
                         return true; // unterminated: both parses reject it
                     };
                     i += rel;

@@ -17,6 +17,7 @@ pub mod json;
 pub mod listener;
 pub mod meaning;
 pub mod retry_after;
+pub mod scan;
 pub mod sse;
 pub mod text;
 pub mod types;

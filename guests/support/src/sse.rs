@@ -56,9 +56,14 @@ impl SseParser {
                 rest = &rest[1..];
             }
         }
-        while let Some(i) = rest.iter().position(|&b| b == b'\n' || b == b'\r') {
-            self.line.extend_from_slice(&rest[..i]);
-            self.end_line(&mut events);
+        while let Some(i) = crate::scan::find2(rest, b'\n', b'\r') {
+            if self.line.is_empty() {
+                // A whole line inside this read (the common case): read where it lies, uncopied.
+                self.take_line(&rest[..i], &mut events);
+            } else {
+                self.line.extend_from_slice(&rest[..i]);
+                self.end_line(&mut events);
+            }
             let cr = rest[i] == b'\r';
             rest = &rest[i + 1..];
             if cr {
@@ -116,7 +121,12 @@ impl SseParser {
             }
             None => (line, &[][..]),
         };
-        let value = String::from_utf8_lossy(value);
+        // Valid UTF-8 (nearly always) is checked a word at a time; only invalid text takes the
+        // byte-by-byte replacing path.
+        let value = match std::str::from_utf8(value) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(value),
+        };
         match name {
             b"data" => {
                 self.saw_framing = true;
@@ -222,6 +232,18 @@ mod tests {
             assert_eq!(
                 parse_in_pieces(body, piece),
                 vec![ev(None, "h\u{e9}llo \u{1F600}")]
+            );
+        }
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced_whole_lines_and_lines_across_reads_alike() {
+        let body = b"data: ok \xff\xfe end\n\ndata: fine\n\n";
+        for piece in 1..=body.len() {
+            assert_eq!(
+                parse_in_pieces(body, piece),
+                vec![ev(None, "ok \u{FFFD}\u{FFFD} end"), ev(None, "fine")],
+                "in pieces of {piece}"
             );
         }
     }
