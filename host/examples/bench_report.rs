@@ -433,7 +433,7 @@ fn main() {
         return;
     }
     writeln!(out, "# Benchmarks\n").unwrap();
-    writeln!(out, "Machine: {}. Produced by `scripts/bench` (criterion: `cargo bench -p dsh-host --bench sandbox`; the rest: `target/release/examples/bench_report`). Release builds.\n", machine()).unwrap();
+    writeln!(out, "Machine: {}. Produced by `scripts/bench` (criterion: `cargo bench -p dsh-host --bench sandbox`; sections 3-5: `target/release/examples/bench_report`; section 6: `scripts/bench-gateway`, alone with `scripts/bench --gateway`; section 7: `bench_report --store-only`, alone with `scripts/bench --store`, PostgreSQL 15 on a throwaway loopback cluster). Release builds.\n", machine()).unwrap();
 
     // 1. Decode throughput (criterion).
     writeln!(out, "## 1. Decode throughput (10,000-event streams, fed as 16 KiB network reads)\n").unwrap();
@@ -467,7 +467,10 @@ fn main() {
     let mut targets = vec!["≤ 50 ms"];
     if let Some(js) = &a.js_adapter {
         let js = js.to_str().unwrap().to_string();
-        rows.push(rt.block_on(startup("JavaScript (gemini adapter)", &["--adapter", &js], None, dir.path(), runs)));
+        // The Gemini adapter puts its key in x-goog-api-key: the provider must allow that header.
+        let cfg = dir.path().join("js.toml");
+        std::fs::write(&cfg, "[providers.openai-compatible]\ncredential_headers = [\"x-goog-api-key\"]\n").unwrap();
+        rows.push(rt.block_on(startup("JavaScript (gemini adapter)", &["--adapter", &js], Some(&cfg), dir.path(), runs)));
         targets.push("≤ 100 ms");
     }
     if let Some(py) = &a.python_listener {
