@@ -131,9 +131,9 @@ struct Entry {
 
 impl LocalCoolDowns {
     fn record(&self, key: &CoolDownKey, wait: Duration, code: &str, session: &str) {
-        let until = Instant::now() + wait;
-        let mut entries = self.entries.lock().expect("cool-down lock");
         let now = Instant::now();
+        let until = now + wait;
+        let mut entries = self.entries.lock().expect("cool-down lock");
         // Ended ones go, so the map holds only what is running (it is small: one entry per key and
         // model being limited right now).
         entries.retain(|_, e| e.until > now);

@@ -64,6 +64,8 @@ pub struct Transport {
     /// The key's forms, searched in every provider byte before a guest sees it (`None`: no key, or
     /// a placeholder too short to be a secret).
     redactor: Option<Arc<Redactor>>,
+    /// The key's name in the fleet's cool-downs, computed once: it is asked for at every attempt.
+    key_id: Arc<str>,
 }
 
 impl Transport {
@@ -117,7 +119,8 @@ impl Transport {
                 crate::redact::MIN_SECRET_LEN
             );
         }
-        Ok(Transport { client, policy, credential, watchdog, max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES, redactor })
+        let key_id = crate::cooldown::key_id(credential.key.as_deref()).into();
+        Ok(Transport { client, policy, credential, watchdog, max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES, redactor, key_id })
     }
 
     pub fn with_max_response_bytes(mut self, bytes: usize) -> Self {
@@ -135,7 +138,7 @@ impl Transport {
 
     /// The key's name in the fleet's cool-downs: a digest, never the key ([`crate::cooldown::key_id`]).
     pub fn key_id(&self) -> String {
-        crate::cooldown::key_id(self.credential.key.as_deref())
+        self.key_id.to_string()
     }
 
     /// Removes the key (in every form a provider may echo it) from any text that could reach a
