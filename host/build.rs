@@ -28,8 +28,9 @@ fn main() {
     let root = manifest_dir.parent().unwrap().to_path_buf();
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
 
-    // Cargo.toml: the workspace's [profile.guest] decides how the guests are compiled.
-    for watched in ["guests", "wit", "tests/guests", "Cargo.toml", "Cargo.lock"] {
+    // Cargo.toml: the workspace's [profile.guest] decides how the guests are compiled;
+    // .cargo/config.toml: the flags of their wasm32 builds.
+    for watched in ["guests", "wit", "tests/guests", "Cargo.toml", "Cargo.lock", ".cargo/config.toml"] {
         println!("cargo:rerun-if-changed={}", root.join(watched).display());
     }
     println!("cargo:rerun-if-env-changed=DSH_GUEST_CARGO");

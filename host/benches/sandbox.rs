@@ -1,10 +1,18 @@
 //! The cost of the sandbox, side by side with native code, in one run:
 //! - decode throughput: the same adapter library decoding a 10,000-event stream natively and as a
 //!   Wasm component through the host (fresh instance and decoder, whole network reads);
+//! - where the Wasm time goes: one read for the whole stream, events that make no chunk, and the
+//!   components compiled without the epoch checks of the host's CPU bound;
 //! - per-attempt instantiation of a built-in Rust guest from its `InstancePre`.
+//!
+//! The native side here is compiled with the host's release profile, a weaker build than the
+//! guests get (no LTO, 16 codegen units, LLVM's default inlining): BENCHMARKS.md's baseline is
+//! `tests/decode-native`, the same functions built with the guests' profile and flags.
 //!
 //! `cargo bench -p dsh-host --bench sandbox`; `scripts/bench` turns the estimates into a table.
 
+#[path = "native.rs"]
+mod native;
 #[path = "streams.rs"]
 mod streams;
 
@@ -34,26 +42,6 @@ async fn decode_wasm(adapter: &Adapter, reads: &[&[u8]]) -> usize {
     texts + instance.end().await.unwrap().iter().filter(|c| matches!(c, Chunk::Text(_))).count()
 }
 
-fn decode_openai_native(reads: &[&[u8]]) -> usize {
-    use dsh_guest_openai::types::{Chunk, ResponseHead};
-    let mut d = dsh_guest_openai::Decoder::new(ResponseHead { status: 200, headers: sse_head(), received_at_ms: 0 });
-    let mut texts = 0;
-    for read in reads {
-        texts += d.feed(read).iter().filter(|c| matches!(c, Chunk::Text(_))).count();
-    }
-    texts + d.end().iter().filter(|c| matches!(c, Chunk::Text(_))).count()
-}
-
-fn decode_anthropic_native(reads: &[&[u8]]) -> usize {
-    use dsh_guest_anthropic::types::{Chunk, ResponseHead};
-    let mut d = dsh_guest_anthropic::Decoder::new(ResponseHead { status: 200, headers: sse_head(), received_at_ms: 0 });
-    let mut texts = 0;
-    for read in reads {
-        texts += d.feed(read).iter().filter(|c| matches!(c, Chunk::Text(_))).count();
-    }
-    texts + d.end().iter().filter(|c| matches!(c, Chunk::Text(_))).count()
-}
-
 fn bench(c: &mut Criterion) {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     // No compiled-code cache: the benchmark measures running, not loading.
@@ -67,14 +55,14 @@ fn bench(c: &mut Criterion) {
     let anthropic = load(&engine, &rt, "anthropic");
 
     // The two paths must agree before they are compared.
-    assert_eq!(rt.block_on(decode_wasm(&openai, &openai_reads)), decode_openai_native(&openai_reads));
-    assert_eq!(rt.block_on(decode_wasm(&anthropic, &anthropic_reads)), decode_anthropic_native(&anthropic_reads));
+    assert_eq!(rt.block_on(decode_wasm(&openai, &openai_reads)), native::decode_openai(&openai_reads));
+    assert_eq!(rt.block_on(decode_wasm(&anthropic, &anthropic_reads)), native::decode_anthropic(&anthropic_reads));
 
     let mut g = c.benchmark_group("decode");
     g.throughput(Throughput::Elements(streams::EVENTS as u64));
-    g.bench_function("openai/native", |b| b.iter(|| black_box(decode_openai_native(black_box(&openai_reads)))));
+    g.bench_function("openai/native", |b| b.iter(|| black_box(native::decode_openai(black_box(&openai_reads)))));
     g.bench_function("openai/wasm", |b| b.to_async(&rt).iter(|| decode_wasm(&openai, &openai_reads)));
-    g.bench_function("anthropic/native", |b| b.iter(|| black_box(decode_anthropic_native(black_box(&anthropic_reads)))));
+    g.bench_function("anthropic/native", |b| b.iter(|| black_box(native::decode_anthropic(black_box(&anthropic_reads)))));
     g.bench_function("anthropic/wasm", |b| b.to_async(&rt).iter(|| decode_wasm(&anthropic, &anthropic_reads)));
     g.finish();
 
@@ -86,8 +74,16 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("decode-breakdown");
     g.throughput(Throughput::Elements(streams::EVENTS as u64));
     g.bench_function("openai/wasm-one-read", |b| b.to_async(&rt).iter(|| decode_wasm(&openai, &whole)));
-    g.bench_function("openai/native-no-chunks", |b| b.iter(|| black_box(decode_openai_native(black_box(&ignored)))));
+    g.bench_function("openai/native-no-chunks", |b| b.iter(|| black_box(native::decode_openai(black_box(&ignored)))));
     g.bench_function("openai/wasm-no-chunks", |b| b.to_async(&rt).iter(|| decode_wasm(&openai, &ignored)));
+    // The same components on an engine that compiles no epoch checks into them (the host's CPU
+    // bound, which the product never runs without): what the bound costs.
+    let unbounded = GuestEngine::unbounded_for_benchmarks().unwrap();
+    let (openai_unbounded, anthropic_unbounded) = (load(&unbounded, &rt, "openai"), load(&unbounded, &rt, "anthropic"));
+    g.bench_function("openai/wasm-no-cpu-bound", |b| b.to_async(&rt).iter(|| decode_wasm(&openai_unbounded, &openai_reads)));
+    g.bench_function("anthropic/wasm-no-cpu-bound", |b| {
+        b.to_async(&rt).iter(|| decode_wasm(&anthropic_unbounded, &anthropic_reads))
+    });
     g.finish();
 
     let mut g = c.benchmark_group("instantiate");

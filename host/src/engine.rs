@@ -321,8 +321,24 @@ impl GuestEngine {
     /// `cache_dir`: where compiled code is kept (`None` disables the cache; so does a directory that
     /// cannot be trusted, with a warning: see `code_cache`).
     pub fn new(cache_dir: Option<PathBuf>) -> Result<Self> {
+        Self::build(cache_dir, true)
+    }
+
+    /// An engine whose guests' CPU time is **not** bounded: no epoch checks are compiled into their
+    /// code, so a guest that loops forever hangs the thread that runs it. It exists only so that the
+    /// benchmarks can show what the bound costs (BENCHMARKS.md, section 1); nothing in the product
+    /// uses it, and no cache is kept for it.
+    #[doc(hidden)]
+    pub fn unbounded_for_benchmarks() -> Result<Self> {
+        Self::build(None, false)
+    }
+
+    fn build(cache_dir: Option<PathBuf>, bound_cpu: bool) -> Result<Self> {
         let mut config = Config::new();
-        config.epoch_interruption(true);
+        // Epoch interruption puts a check at every function entry and loop head of guest code: it is
+        // what lets a call's CPU budget stop a guest that never returns, and it costs about a fifth
+        // of the decode throughput (BENCHMARKS.md).
+        config.epoch_interruption(bound_cpu);
         config.allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(instance_pool()));
         config.wasm_component_model(true);
         // For profiling guests with `perf`: /tmp/perf-PID.map names the compiled guest functions.
