@@ -222,9 +222,9 @@ fn code_for(kind: Option<&str>, text: &str, status: Option<u16>) -> FailureCode 
         Some("overloaded_error") => return codes::OVERLOADED,
         Some("api_error") => return codes::SERVER_ERROR,
         Some("timeout_error") => return codes::TIMEOUT,
-        Some("invalid_request_error" | "not_found_error" | "request_too_large") => {
-            return codes::INVALID_REQUEST;
-        }
+        // The request over the API's size limit: only a smaller one can succeed (compaction).
+        Some("request_too_large") => return codes::CONTEXT_WINDOW_EXCEEDED,
+        Some("invalid_request_error" | "not_found_error") => return codes::INVALID_REQUEST,
         _ => {}
     }
     // 6. Wording without a known type.
@@ -246,6 +246,8 @@ fn code_for(kind: Option<&str>, text: &str, status: Option<u16>) -> FailureCode 
         Some(401 | 403) => codes::AUTH,
         Some(402) => codes::QUOTA_EXCEEDED,
         Some(408 | 504 | 524) => codes::TIMEOUT,
+        // Payload Too Large: as the request_too_large type above.
+        Some(413) => codes::CONTEXT_WINDOW_EXCEEDED,
         Some(429) => codes::RATE_LIMITED,
         Some(529) => codes::OVERLOADED,
         // 3xx: a redirect the host would not follow means a wrong base URL; retrying won't help.

@@ -41,7 +41,8 @@ fn documented_error_types() {
             413,
             "request_too_large",
             "Request exceeds the maximum allowed number of bytes.",
-            "INVALID_REQUEST",
+            // Over the API's request size: only a smaller request can succeed (compaction).
+            "CONTEXT_WINDOW_EXCEEDED",
         ),
         (
             429,
@@ -163,7 +164,7 @@ fn status_decides_without_a_known_type() {
         (403, "AUTH"),
         (404, "INVALID_REQUEST"),
         (408, "TIMEOUT"),
-        (413, "INVALID_REQUEST"),
+        (413, "CONTEXT_WINDOW_EXCEEDED"),
         (429, "RATE_LIMITED"),
         (500, "SERVER_ERROR"),
         (502, "SERVER_ERROR"),

@@ -290,9 +290,13 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
             "server is busy",
             "servers are busy",
             "too busy",
-            // Chinese gateways: "upstream load saturated", "busy".
+            // Chinese: "upstream load saturated", "busy", "this model has too much traffic now"
+            // ("该模型当前访问量过大"), "load too high", "overloaded".
             "负载已饱和",
             "繁忙",
+            "访问量过大",
+            "负载过高",
+            "过载",
         ])
     {
         return codes::OVERLOADED;
@@ -314,6 +318,9 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
             401 | 403 => codes::AUTH,
             402 => codes::QUOTA_EXCEEDED,
             408 => codes::TIMEOUT,
+            // Payload Too Large, with nothing said of a per-minute budget (that is a rate limit,
+            // decided above): the request itself is too big, and only a smaller one can succeed.
+            413 => codes::CONTEXT_WINDOW_EXCEEDED,
             429 => codes::RATE_LIMITED,
             503 | 529 => codes::OVERLOADED,
             // 504 (and Cloudflare's 524) mean a gateway gave up waiting for the model: the same
@@ -383,6 +390,12 @@ const AUTH_WORDING: &[&str] = &[
     "missing api key",
     "invalid authentication",
     "authentication failed",
+    // Chinese: "authentication failed", "the API key is invalid".
+    "鉴权失败",
+    "认证失败",
+    "身份验证失败",
+    "api key 无效",
+    "apikey 无效",
 ];
 const RATE_WORDING: &[&str] = &[
     "rate limit",
@@ -392,6 +405,11 @@ const RATE_WORDING: &[&str] = &[
     "tokens per min",
     "requests per min",
     "per minute",
+    // Chinese: "requests too frequent", "rate limit", "throttled".
+    "请求过于频繁",
+    "请求频率",
+    "速率限制",
+    "限流",
 ];
 
 fn string_of(v: &Value) -> Option<String> {

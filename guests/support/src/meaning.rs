@@ -56,7 +56,23 @@ pub fn says_context_overflow(text: &str) -> bool {
         || (says(LENGTH_LIMITS) && says(EXCESS))
         // The input itself too long, or the request to shorten it.
         || (says(&["too long"]) && says(LONG_SUBJECTS))
+        // A schema validator's length constraint, broken by the input itself ("Malformed input
+        // request: expected maxLength: 42000, actual: 46735"; "Value at 'body' failed to satisfy
+        // constraint: Member must have length less than or equal to 25000000"). The same
+        // constraint on a name or an id is a plain invalid request.
+        || (says(SCHEMA_LENGTH_LIMITS) && says(LONG_SUBJECTS))
         || says(SHORTEN)
+        || says_context_overflow_zh(text)
+}
+
+/// The same meanings in Chinese, as Chinese providers and gateways word them: a context length
+/// or window named, or the input (prompt, request, message) over a maximum length or too long.
+fn says_context_overflow_zh(text: &str) -> bool {
+    let says = |patterns: &[&str]| patterns.iter().any(|p| text.contains(p));
+    says(&["上下文长度", "上下文窗口", "最大上下文", "上下文限制"])
+        || (says(&["最大长度", "长度限制", "长度上限", "token 数", "token数", "令牌数"])
+            && says(&["超过", "超出", "大于"]))
+        || (says(&["过长", "太长"]) && says(&["输入", "提示", "请求", "消息", "内容"]))
 }
 
 /// Whether the wording says money or a plan's allowance ran out (see the module comment).
@@ -208,7 +224,13 @@ const LONG_SUBJECTS: &[&str] = &[
     "messages",
     "conversation",
     "context",
+    // "Value at 'body' failed to satisfy constraint": the request's body.
+    "body",
 ];
+/// A schema validator's upper bound on a length (Bedrock's, AWS's): it needs one of
+/// [`LONG_SUBJECTS`]. A lower bound ("must have length greater than or equal to 1") is an empty
+/// field, not an overflow.
+const SCHEMA_LENGTH_LIMITS: &[&str] = &["maxlength", "must have length less than"];
 /// The provider asking for a shorter input.
 const SHORTEN: &[&str] = &[
     "reduce the length of the messages",
@@ -235,8 +257,20 @@ const MONEY: &[&str] = &[
     "insufficient_quota",
     "quota exceeded",
     "insufficient funds",
+    // Chinese: "insufficient balance", "in arrears", "please recharge" ("余额不足或无可用资源包,请充值").
+    "余额不足",
+    "欠费",
+    "请充值",
 ];
-const USAGE_LIMITS: &[&str] = &["usage limit", "usage cap"];
+const USAGE_LIMITS: &[&str] = &[
+    "usage limit",
+    "usage cap",
+    // Chinese: "usage cap" ("已达到 5 小时的使用上限"), "the allowance is used up".
+    "使用上限",
+    "用量上限",
+    "额度已用完",
+    "额度已用尽",
+];
 /// Budgets that refill within minutes.
 const SHORT_BUDGETS: &[&str] = &[
     "per second",
@@ -282,8 +316,24 @@ mod tests {
             "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 2048. Given: 2019 `inputs` tokens",
             "input length and `max_tokens` exceed context limit: 174167 + 64000 > 200000",
             "The decoder prompt (length 21535) is longer than the maximum model length of 16384",
+            "Malformed input request: expected maxLength: 42000, actual: 46735, please reformat your input and try again.",
+            "1 validation error detected: Value at 'body' failed to satisfy constraint: Member must have length less than or equal to 25000000",
+            "输入长度超过模型的最大上下文长度",
+            "请求的 token 数超过了模型的最大长度",
+            "输入内容过长，请缩短后重试",
         ] {
             assert!(overflow(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn a_schema_length_bound_is_an_overflow_only_when_the_input_breaks_it_from_above() {
+        for s in [
+            "Value at 'toolConfig.tools.1.member.toolSpec.name' failed to satisfy constraint: Member must have length less than or equal to 64",
+            "Value at 'messages.1.member.content' failed to satisfy constraint: Member must have length greater than or equal to 1",
+            "模型不存在，请检查模型名称",
+        ] {
+            assert!(!overflow(s), "{s}");
         }
     }
 
@@ -310,6 +360,9 @@ mod tests {
             "Number of request tokens has exceeded your daily rate limit",
             "is suspended due to insufficient balance, please recharge your account",
             "The selected model requires paid balance. Your paid balance is insufficient.",
+            "余额不足或无可用资源包,请充值。",
+            "已达到 5 小时的使用上限。您的限额将在 2026-08-25 07:41:44 重置。",
+            "您的账户已欠费",
         ] {
             assert!(quota(s), "{s}");
         }
