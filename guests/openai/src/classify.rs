@@ -12,6 +12,10 @@
 //!
 //! Last, a rate limit whose stated horizon (`retry-after`, or "retry after 86400 seconds") outlasts
 //! a retry is QUOTA_EXCEEDED: waiting a retry's worth will not cure it.
+//!
+//! Google's error `details` (Gemini's API, and its OpenAI layer) count as labels: the quota that was
+//! hit (per day, per minute, a limit of 0) decides between a rate limit and quota exhaustion, since
+//! Gemini words both alike; `RetryInfo.retryDelay` is the retry hint when no header gives one.
 
 use serde_json::Value;
 
@@ -35,7 +39,8 @@ pub fn classify_failure(head: &ResponseHead, body: &[u8]) -> LlmFailure {
         .map(ErrorInfo::from_body)
         .filter(ErrorInfo::says_anything);
 
-    let retry_after = retry_after_ms(head);
+    // The headers' retry-after, else the wait Google's `RetryInfo` detail states.
+    let retry_after = retry_after_ms(head).or_else(|| info.as_ref().and_then(|i| i.retry_delay_ms));
     let (code, message, body_id) = match &info {
         Some(info) => {
             let message = info.message.clone().unwrap_or_else(|| {
@@ -48,7 +53,7 @@ pub fn classify_failure(head: &ResponseHead, body: &[u8]) -> LlmFailure {
             (info.code(Some(status), retry_after), message, body_id)
         }
         None => {
-            let (haystack, message) = describe_unstructured(status, &text);
+            let (haystack, message) = describe_unstructured(status, &text, parsed.is_some());
             let code = code_for(&[], &haystack, Some(status));
             (meaning::outlasting_rate_limit(code, &haystack, retry_after), message, None)
         }
@@ -116,6 +121,8 @@ struct ErrorInfo {
     request_id: Option<String>,
     /// A body `id`: only used for HTTP error bodies, since in a stream it is the completion's id.
     id: Option<String>,
+    /// Google's `RetryInfo.retryDelay` ("26s", "20.04466179s"), in milliseconds.
+    retry_delay_ms: Option<u64>,
 }
 
 impl ErrorInfo {
@@ -178,6 +185,42 @@ impl ErrorInfo {
         if let Some(inner) = e.get("innererror").and_then(Value::as_object) {
             self.read_labels(inner);
         }
+        // Google's `details` (Gemini's API, also behind its OpenAI layer).
+        if let Some(details) = e.get("details").and_then(Value::as_array) {
+            for detail in details.iter().filter_map(Value::as_object) {
+                self.read_google_detail(detail);
+            }
+        }
+    }
+
+    /// One of Google's error details. Gemini words every exhausted quota alike ("You exceeded your
+    /// current quota, please check your plan and billing details"), per minute or per day: only the
+    /// quota that was hit says whether waiting helps. Its id or name saying per day, or a limit of
+    /// 0 (a model the plan has no quota for), becomes a quota label; per minute or per second, a
+    /// rate label. `RetryInfo.retryDelay` is the wait.
+    fn read_google_detail(&mut self, detail: &serde_json::Map<String, Value>) {
+        let mut quotas: Vec<(Option<&str>, Option<&str>)> = Vec::new();
+        // QuotaFailure: `violations[]` with `quotaId` and `quotaValue`.
+        for v in detail.get("violations").and_then(Value::as_array).into_iter().flatten() {
+            quotas.push((v.get("quotaId").and_then(Value::as_str), v.get("quotaValue").and_then(Value::as_str)));
+        }
+        // ErrorInfo: `metadata.quota_limit` and `metadata.quota_limit_value`.
+        if let Some(m) = detail.get("metadata").and_then(Value::as_object) {
+            quotas.push((m.get("quota_limit").and_then(Value::as_str), m.get("quota_limit_value").and_then(Value::as_str)));
+        }
+        for (id, value) in quotas {
+            let id = id.unwrap_or("").to_ascii_lowercase();
+            if value.is_some_and(|v| v.trim() == "0") {
+                self.labels.push("quota_limit_zero".into());
+            } else if id.contains("perday") || id.contains("perweek") || id.contains("permonth") {
+                self.labels.push("quota_per_day".into());
+            } else if id.contains("perminute") || id.contains("persecond") {
+                self.labels.push("quota_per_minute".into());
+            }
+        }
+        if let Some(delay) = detail.get("retryDelay").and_then(Value::as_str) {
+            self.retry_delay_ms = google_duration_ms(delay);
+        }
     }
 
     fn read_labels(&mut self, e: &serde_json::Map<String, Value>) {
@@ -205,8 +248,9 @@ impl ErrorInfo {
     }
 }
 
-/// The message and the searchable text of a body that is not a JSON error.
-fn describe_unstructured(status: u16, text: &str) -> (String, String) {
+/// The message and the searchable text of a body that is not a JSON error (`json`: it is JSON, in
+/// an envelope this adapter does not read, such as Cloudflare's `{"errors": [...]}`).
+fn describe_unstructured(status: u16, text: &str, json: bool) -> (String, String) {
     let line = status_line(status);
     if text.trim().is_empty() {
         return (
@@ -225,7 +269,11 @@ fn describe_unstructured(status: u16, text: &str) -> (String, String) {
     let quoted = excerpt(text, QUOTE_CHARS);
     (
         normalize(&quoted),
-        format!("{line} from the provider, with a non-JSON body: {quoted}"),
+        if json {
+            format!("{line} from the provider, with a JSON body in no error shape this adapter knows: {quoted}")
+        } else {
+            format!("{line} from the provider, with a non-JSON body: {quoted}")
+        },
     )
 }
 
@@ -262,6 +310,11 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
         return codes::OVERLOADED;
     }
     if label(&|l| l.contains("rate_limit") || RATE_LABELS.contains(&l)) {
+        // A plan's usage cap under a rate-limit label (MiniMax's `rate_limit_error`: "5-hour usage
+        // limit reached ... resets at ..."): waiting a retry's worth will not cure it.
+        if meaning::says_usage_cap(text) && !label(&|l| l == "quota_per_minute") {
+            return codes::QUOTA_EXCEEDED;
+        }
         return codes::RATE_LIMITED;
     }
     if label(&|l| l.contains("timeout") || l == "deadline_exceeded") {
@@ -279,6 +332,11 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     }
     if says(AUTH_WORDING) {
         return codes::AUTH;
+    }
+    // The model's process died, whatever status the server put on it (LM Studio: 400 "The model
+    // has crashed without additional information").
+    if says(&["model has crashed", "model crashed", "process crashed", "has crashed"]) {
+        return codes::SERVER_ERROR;
     }
     // A 5xx keeps its status's meaning: a 500 whose text says "Overloaded" is a server error (see the
     // fixture anthropic-500-api-error-overloaded); a 429 or an in-band error saying so is overload.
@@ -361,6 +419,9 @@ const QUOTA_LABELS: &[&str] = &[
     "insufficient_credits",
     "payment_required",
     "arrearage", // Alibaba DashScope: an unpaid bill
+    // Google's quota details (see `read_google_detail`).
+    "quota_per_day",
+    "quota_limit_zero",
 ];
 /// OpenAI's 429 `type` is the exhausted budget: `tokens` or `requests`.
 const RATE_LABELS: &[&str] = &[
@@ -368,6 +429,7 @@ const RATE_LABELS: &[&str] = &[
     "requests",
     "resource_exhausted",
     "too_many_requests",
+    "quota_per_minute",
 ];
 
 const CONTENT_WORDING: &[&str] = &[
@@ -379,6 +441,11 @@ const CONTENT_WORDING: &[&str] = &[
     "safety system",
     "input was flagged",
     "was flagged by",
+    // MiniMax: "input new_sensitive (1026)"; Chinese providers: "sensitive content" (敏感).
+    "new_sensitive",
+    "sensitive content",
+    "sensitive words",
+    "敏感",
 ];
 const AUTH_WORDING: &[&str] = &[
     "incorrect api key",
@@ -411,6 +478,12 @@ const RATE_WORDING: &[&str] = &[
     "速率限制",
     "限流",
 ];
+
+/// A protobuf JSON duration, "26s" or "20.04466179s", in milliseconds (rounded).
+fn google_duration_ms(text: &str) -> Option<u64> {
+    let seconds: f64 = text.trim().strip_suffix('s')?.parse().ok()?;
+    (seconds.is_finite() && seconds >= 0.0).then(|| (seconds * 1000.0).round() as u64)
+}
 
 fn string_of(v: &Value) -> Option<String> {
     v.as_str().and_then(non_empty)

@@ -233,6 +233,16 @@ fn non_json_bodies_classify_by_status_with_a_clear_message() {
         f.message.len()
     );
 
+    // JSON in an envelope the adapter does not read is not called "non-JSON".
+    let f = classify_failure(&head(500, &[]), br#"{"result":null,"errors":[{"code":7,"message":"odd"}]}"#);
+    assert!(
+        f.message.contains("a JSON body in no error shape") && f.message.contains("\"errors\""),
+        "{}",
+        f.message
+    );
+    let f = classify_failure(&head(500, &[]), b"upstream connect error");
+    assert!(f.message.contains("a non-JSON body: upstream connect error"), "{}", f.message);
+
     let f = classify_failure(&head(500, &[]), b"");
     assert_eq!(f.code, "SERVER_ERROR");
     assert!(
@@ -272,7 +282,7 @@ fn request_id_from_headers_then_body_then_message() {
 }
 
 #[test]
-fn retry_hints_come_from_headers_only() {
+fn retry_hints_come_from_headers_not_from_words() {
     let body = r#"{"error":{"message":"Rate limit reached. Please try again in 20s.","code":"rate_limit_exceeded"}}"#;
     let f = classify_failure(&head(429, &[]), body.as_bytes());
     assert_eq!(
@@ -298,4 +308,68 @@ fn provider_message_is_kept_verbatim() {
     );
     assert_eq!(f.message, "line one\nline two");
     assert_eq!(f.code, "INVALID_REQUEST");
+}
+
+/// Google's error details (Gemini's API and its OpenAI layer): the same words for every exhausted
+/// quota, so the quota that was hit decides, and `RetryInfo` is the wait when no header gives one.
+#[test]
+fn googles_quota_details_tell_a_daily_quota_from_a_per_minute_one() {
+    let gemini = |quota_id: &str, value: &str, delay: &str| {
+        format!(
+            r#"{{"error":{{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED","details":[{{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{{"quotaId":"{quota_id}","quotaValue":"{value}"}}]}},{{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"{delay}"}}]}}}}"#
+        )
+    };
+    let per_minute = gemini("GenerateContentInputTokensPerModelPerMinute-FreeTier", "250000", "26.5s");
+    let f = classify_failure(&head(429, &[]), per_minute.as_bytes());
+    assert_eq!(f.code.to_string(), "RATE_LIMITED");
+    assert_eq!(f.provider_retry_after_ms, Some(26_500));
+    // A header's retry-after wins over the detail.
+    let f = classify_failure(&head(429, &[("retry-after", "3")]), per_minute.as_bytes());
+    assert_eq!(f.provider_retry_after_ms, Some(3_000));
+
+    let per_day = gemini("GenerateRequestsPerDayPerProjectPerModel-FreeTier", "25", "5s");
+    assert_eq!(code(429, &per_day), "QUOTA_EXCEEDED");
+    let none_at_all = gemini("GenerateContentInputTokensPerModelPerMinute-FreeTier", "0", "5s");
+    assert_eq!(code(429, &none_at_all), "QUOTA_EXCEEDED");
+    // ErrorInfo's metadata says the same in other fields.
+    let region = r#"{"error":{"code":429,"message":"Quota exceeded for quota metric 'Generate Content API requests per minute'","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"RATE_LIMIT_EXCEEDED","metadata":{"quota_limit_value":"0","quota_limit":"GenerateContentRequestsPerMinutePerProjectPerRegion"}}]}}"#;
+    assert_eq!(code(429, region), "QUOTA_EXCEEDED");
+    // Garbage in the details changes nothing.
+    let odd = r#"{"error":{"code":429,"message":"Resource has been exhausted","status":"RESOURCE_EXHAUSTED","details":[{"retryDelay":"soon"},{"violations":"none"},7]}}"#;
+    let f = classify_failure(&head(429, &[]), odd.as_bytes());
+    assert_eq!((f.code.to_string(), f.provider_retry_after_ms), ("RATE_LIMITED".to_string(), None));
+}
+
+#[test]
+fn a_usage_cap_under_a_rate_limit_label_is_quota_unless_it_is_short() {
+    let minimax = r#"{"type":"error","error":{"type":"rate_limit_error","message":"usage limit exceeded, 5-hour usage limit reached for Token Plan Starter, resets at 2026-05-15T15:00:00Z (2056)"}}"#;
+    assert_eq!(code(429, minimax), "QUOTA_EXCEEDED");
+    let short = r#"{"error":{"type":"rate_limit_error","message":"usage limit of 60 requests per minute reached, please try again in 20s"}}"#;
+    assert_eq!(code(429, short), "RATE_LIMITED");
+    let plain = r#"{"error":{"type":"rate_limit_error","message":"Too many requests"}}"#;
+    assert_eq!(code(429, plain), "RATE_LIMITED");
+}
+
+#[test]
+fn a_crash_is_a_server_error_and_flagged_input_a_content_filter_whatever_the_status() {
+    assert_eq!(
+        code(400, r#"{"error":"The model has crashed without additional information. (Exit code: null)"}"#),
+        "SERVER_ERROR"
+    );
+    assert_eq!(code(422, r#"{"error":{"message":"input new_sensitive (1026)"}}"#), "CONTENT_FILTER");
+    assert_eq!(code(400, r#"{"error":{"message":"输入内容包含敏感信息"}}"#), "CONTENT_FILTER");
+    // "case-sensitive" is not flagged content.
+    assert_eq!(code(400, r#"{"error":{"message":"model names are case-sensitive"}}"#), "INVALID_REQUEST");
+}
+
+#[test]
+fn llama_cpp_context_by_name_and_a_size_limit_are_overflows() {
+    assert_eq!(
+        code(400, r#"{"error":"Cannot truncate prompt with n_keep (15028) >= n_ctx (7424)"}"#),
+        "CONTEXT_WINDOW_EXCEEDED"
+    );
+    assert_eq!(
+        code(400, r#"{"error":{"message":"media exceeds size limit: max 10485760 bytes (2013)","code":"invalid_prompt"}}"#),
+        "CONTEXT_WINDOW_EXCEEDED"
+    );
 }

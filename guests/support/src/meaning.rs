@@ -88,6 +88,16 @@ pub fn says_quota_exhausted(text: &str) -> bool {
         && retry_horizon_ms(text).is_none_or(|ms| ms >= QUOTA_HORIZON_MS)
 }
 
+/// Whether the wording says a plan's usage cap was reached ("5-hour usage limit reached", "you've
+/// reached your hourly usage limit"), and names neither a per-minute budget nor a wait shorter than
+/// [`QUOTA_HORIZON_MS`]. A rate-limit label does not overrule it.
+pub fn says_usage_cap(text: &str) -> bool {
+    let text = &without_urls(text);
+    USAGE_LIMITS.iter().any(|p| text.contains(p))
+        && !SHORT_BUDGETS.iter().any(|p| text.contains(p))
+        && retry_horizon_ms(text).is_none_or(|ms| ms >= QUOTA_HORIZON_MS)
+}
+
 /// The wait a message states before a retry can succeed: "Please try again in 8m45.312s",
 /// "Please retry after 86400 seconds", "try again after 1 seconds", "resets in 3 hours".
 pub fn retry_horizon_ms(text: &str) -> Option<u64> {
@@ -188,6 +198,8 @@ const CONTEXT_LIMITS: &[&str] = &[
     "max_model_len",
     "maximum prompt length",
     "maximum number of tokens",
+    // llama.cpp's context size by its name: "Cannot truncate prompt with n_keep (15028) >= n_ctx (7424)".
+    "n_ctx",
 ];
 /// Length limits of a general kind: they need [`EXCESS`] beside them.
 const LENGTH_LIMITS: &[&str] = &[
@@ -197,6 +209,8 @@ const LENGTH_LIMITS: &[&str] = &[
     "prompt length",
     "length limit",
     "token limit",
+    // "media exceeds size limit: max 10485760 bytes": a request too large is an overflow too.
+    "size limit",
     "must be <=",
     "must be less than or equal",
 ];
