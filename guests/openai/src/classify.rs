@@ -335,7 +335,7 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     }
     // The model's process died, whatever status the server put on it (LM Studio: 400 "The model
     // has crashed without additional information").
-    if says(&["model has crashed", "model crashed", "process crashed", "has crashed"]) {
+    if says(&["has crashed", "model crashed", "process crashed"]) {
         return codes::SERVER_ERROR;
     }
     // A 5xx keeps its status's meaning: a 500 whose text says "Overloaded" is a server error (see the
