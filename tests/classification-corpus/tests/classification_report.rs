@@ -8,10 +8,10 @@ use dsh_classification_corpus::{Set, accuracy, report, run};
 
 /// Issue #12: at least 95% on the held-back providers.
 const HELD_BACK_TARGET: f64 = 95.0;
-/// Held-back cases classified right when the figure was last recorded (the README's table, round
-/// 3): the floor. Raise it with the README when a change of the rules, made without looking at the
-/// held-back failures, lifts the figure.
-const HELD_BACK_RECORDED: usize = 25;
+/// Held-back cases classified right when the figure was last recorded (the README's table): the
+/// floor. Raise it with the README when a change of the rules, made without looking at the
+/// held-back failures, lifts the figure. Round 4's set has not been run yet: its first run sets it.
+const HELD_BACK_RECORDED: usize = 0;
 
 #[test]
 fn classification_report() {
