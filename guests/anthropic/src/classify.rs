@@ -232,7 +232,7 @@ fn code_for(kind: Option<&str>, text: &str, status: Option<u16>) -> FailureCode 
         return codes::AUTH;
     }
     // A 5xx keeps its status's meaning (see step 5); overload wording counts without one.
-    if !server_status && says(&["overloaded", "over capacity", "at capacity"]) {
+    if !server_status && meaning::says_overloaded(text) {
         return codes::OVERLOADED;
     }
     if says(&["rate limit", "rate_limit", "too many requests"]) {

@@ -152,6 +152,17 @@ impl ErrorInfo {
                     // vLLM's `{"object": "error", "message": ...}`, FastAPI's `{"detail": ...}`.
                     _ => info.read_fields(o),
                 }
+                // Another envelope (Cloudflare's `{"errors": [{"code", "message"}]}`, a `header`
+                // or `base_resp` beside the data): the first object inside that has a message is
+                // the error.
+                if info.message.is_none()
+                    && let Some(inner) = nested_error_object(body, 0)
+                {
+                    let (request_id, id) = (info.request_id.take(), info.id.take());
+                    info.read_fields(inner);
+                    info.request_id = request_id.or_else(|| inner.get("request_id").and_then(string_of));
+                    info.id = id;
+                }
             }
             _ => {}
         }
@@ -159,7 +170,7 @@ impl ErrorInfo {
     }
 
     fn read_fields(&mut self, e: &serde_json::Map<String, Value>) {
-        self.message = ["message", "msg", "detail", "error_description"]
+        self.message = MESSAGE_KEYS
             .iter()
             .filter_map(|k| e.get(*k))
             .find_map(|v| match v {
@@ -169,7 +180,7 @@ impl ErrorInfo {
             })
             .map(|m| clip(&m, MESSAGE_CHARS));
         self.read_labels(e);
-        for key in ["code", "status", "status_code"] {
+        for key in ["code", "status", "status_code", "error_code"] {
             if let Some(n) = e.get(key).and_then(Value::as_u64)
                 && (100..=599).contains(&n)
                 && self.status.is_none()
@@ -224,7 +235,7 @@ impl ErrorInfo {
     }
 
     fn read_labels(&mut self, e: &serde_json::Map<String, Value>) {
-        for key in ["type", "code", "status", "error_type"] {
+        for key in ["type", "code", "status", "error_type", "error_code", "errorCode", "reason"] {
             if let Some(label) = e.get(key).and_then(Value::as_str) {
                 let label = label.trim().to_ascii_lowercase();
                 if !label.is_empty() && label != "error" {
@@ -248,8 +259,42 @@ impl ErrorInfo {
     }
 }
 
+/// The keys an error's message goes by, in the order they are preferred.
+const MESSAGE_KEYS: &[&str] = &[
+    "message",
+    "msg",
+    "detail",
+    "error_description",
+    "error_message",
+    "error_msg",
+    "errorMessage",
+    "errmsg",
+    "status_msg",
+];
+
+/// The first object below `value` (breadth first, four levels at most) that carries a message
+/// under one of [`MESSAGE_KEYS`]: the error, in an envelope this adapter does not know by name.
+fn nested_error_object(value: &Value, depth: usize) -> Option<&serde_json::Map<String, Value>> {
+    if depth > 4 {
+        return None;
+    }
+    let children: Vec<&Value> = match value {
+        Value::Object(o) => o.values().collect(),
+        Value::Array(items) => items.iter().collect(),
+        _ => return None,
+    };
+    let has_message = |o: &&serde_json::Map<String, Value>| {
+        MESSAGE_KEYS.iter().any(|k| o.get(*k).and_then(Value::as_str).is_some_and(|m| !m.trim().is_empty()))
+    };
+    children
+        .iter()
+        .filter_map(|c| c.as_object())
+        .find(has_message)
+        .or_else(|| children.iter().find_map(|c| nested_error_object(c, depth + 1)))
+}
+
 /// The message and the searchable text of a body that is not a JSON error (`json`: it is JSON, in
-/// an envelope this adapter does not read, such as Cloudflare's `{"errors": [...]}`).
+/// an envelope this adapter does not read and with no message inside, such as `{"success": false}`).
 fn describe_unstructured(status: u16, text: &str, json: bool) -> (String, String) {
     let line = status_line(status);
     if text.trim().is_empty() {
@@ -340,23 +385,7 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     }
     // A 5xx keeps its status's meaning: a 500 whose text says "Overloaded" is a server error (see the
     // fixture anthropic-500-api-error-overloaded); a 429 or an in-band error saying so is overload.
-    if !server_status
-        && says(&[
-            "overloaded",
-            "over capacity",
-            "at capacity",
-            "server is busy",
-            "servers are busy",
-            "too busy",
-            // Chinese: "upstream load saturated", "busy", "this model has too much traffic now"
-            // ("该模型当前访问量过大"), "load too high", "overloaded".
-            "负载已饱和",
-            "繁忙",
-            "访问量过大",
-            "负载过高",
-            "过载",
-        ])
-    {
+    if !server_status && meaning::says_overloaded(text) {
         return codes::OVERLOADED;
     }
     if rate_wording {
@@ -366,7 +395,7 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     if status != Some(429) && meaning::says_context_overflow(text) {
         return codes::CONTEXT_WINDOW_EXCEEDED;
     }
-    if (status.is_none() || server_status) && says(&["timed out", "timeout"]) {
+    if (status.is_none() || server_status) && says(&["timed out", "timeout", "deadline exceeded"]) {
         return codes::TIMEOUT;
     }
 
@@ -457,6 +486,19 @@ const AUTH_WORDING: &[&str] = &[
     "missing api key",
     "invalid authentication",
     "authentication failed",
+    "authentication required",
+    "unauthorized",
+    "unauthenticated",
+    "invalid credentials",
+    "invalid token",
+    "invalid access token",
+    "token expired",
+    "token has expired",
+    "api key is invalid",
+    "api key not found",
+    "permission denied",
+    "access denied",
+    "not authorized",
     // Chinese: "authentication failed", "the API key is invalid".
     "鉴权失败",
     "认证失败",
@@ -472,6 +514,10 @@ const RATE_WORDING: &[&str] = &[
     "tokens per min",
     "requests per min",
     "per minute",
+    "throttl",
+    "slow down",
+    "too many concurrent",
+    "concurrency limit",
     // Chinese: "requests too frequent", "rate limit", "throttled".
     "请求过于频繁",
     "请求频率",

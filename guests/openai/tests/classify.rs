@@ -233,10 +233,10 @@ fn non_json_bodies_classify_by_status_with_a_clear_message() {
         f.message.len()
     );
 
-    // JSON in an envelope the adapter does not read is not called "non-JSON".
-    let f = classify_failure(&head(500, &[]), br#"{"result":null,"errors":[{"code":7,"message":"odd"}]}"#);
+    // JSON with no message anywhere is not called "non-JSON".
+    let f = classify_failure(&head(500, &[]), br#"{"result":null,"success":false,"errors":[]}"#);
     assert!(
-        f.message.contains("a JSON body in no error shape") && f.message.contains("\"errors\""),
+        f.message.contains("a JSON body in no error shape") && f.message.contains("\"success\""),
         "{}",
         f.message
     );
@@ -372,4 +372,93 @@ fn llama_cpp_context_by_name_and_a_size_limit_are_overflows() {
         code(400, r#"{"error":{"message":"media exceeds size limit: max 10485760 bytes (2013)","code":"invalid_prompt"}}"#),
         "CONTEXT_WINDOW_EXCEEDED"
     );
+}
+
+#[test]
+fn an_error_inside_another_envelope_is_read_where_it_lies() {
+    // Cloudflare's `errors` array: the message decides, not the 429 (capacity is servers full).
+    let body = r#"{"result":null,"success":false,"errors":[{"code":3040,"message":"Capacity temporarily exceeded, please try again."}],"messages":[]}"#;
+    let f = classify_failure(&head(429, &[]), body.as_bytes());
+    assert_eq!(f.code, "OVERLOADED");
+    assert_eq!(f.message, "Capacity temporarily exceeded, please try again.");
+    // A header beside the data, with other message keys.
+    let body = r#"{"header":{"code":10013,"error_msg":"Your balance is too low, please recharge"},"payload":null}"#;
+    assert_eq!(code(400, body), "QUOTA_EXCEEDED");
+    let body = r#"{"base_resp":{"status_code":1002,"status_msg":"rate limit exceeded(RPM)"}}"#;
+    assert_eq!(code(200, body), "RATE_LIMITED");
+    // A message nowhere: the status decides, and the body is quoted.
+    let f = classify_failure(&head(429, &[]), br#"{"errors":[{"code":3040}]}"#);
+    assert_eq!(f.code, "RATE_LIMITED");
+    assert!(f.message.contains("no error shape"), "{}", f.message);
+}
+
+#[test]
+fn a_token_count_over_a_limit_and_a_request_to_shorten_are_overflows_in_any_words() {
+    for body in [
+        r#"{"message":"too many tokens: total number of tokens (prompt and prediction) cannot exceed 2048 - received 6354. Try using a shorter prompt or a smaller max_tokens value."}"#,
+        r#"{"message":"Try using a shorter prompt, a smaller max_tokens value, or enabling prompt truncating."}"#,
+        r#"{"error":{"message":"The number of input tokens is more than the maximum this model accepts"}}"#,
+        r#"{"error":{"message":"Please reduce the number of tokens in your messages and try again"}}"#,
+        r#"{"error":"the request exceeds the maximum of 8192 tokens"}"#,
+    ] {
+        assert_eq!(code(400, body), "CONTEXT_WINDOW_EXCEEDED", "{body}");
+    }
+    // Not overflows: an output parameter over its own cap, a budget to wait out, a rate.
+    for (status, body, want) in [
+        (400, r#"{"error":{"message":"max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens"}}"#, "INVALID_REQUEST"),
+        (400, r#"{"error":{"message":"the request's max_tokens exceeds the maximum of 4096 tokens"}}"#, "INVALID_REQUEST"),
+        (400, r#"{"message":"Too many tokens, please wait before trying again."}"#, "INVALID_REQUEST"),
+        (400, r#"{"error":{"message":"You have exceeded the input token rate, more than 100000 tokens"}}"#, "INVALID_REQUEST"),
+        (400, r#"{"error":{"message":"Please reduce the request rate"}}"#, "INVALID_REQUEST"),
+    ] {
+        assert_eq!(code(status, body), want, "{body}");
+    }
+}
+
+#[test]
+fn a_budget_written_with_a_slash_is_read_like_one_written_in_words() {
+    assert_eq!(
+        code(429, r#"{"message":"You are using a Trial key, which is limited to 1000 API calls / month."}"#),
+        "QUOTA_EXCEEDED"
+    );
+    assert_eq!(
+        code(429, r#"{"message":"You are using a Trial key, which is limited to 10 API calls / minute."}"#),
+        "RATE_LIMITED"
+    );
+    assert_eq!(code(429, r#"{"error":{"message":"limit of 50 requests/day reached"}}"#), "QUOTA_EXCEEDED");
+}
+
+#[test]
+fn capacity_is_servers_full_unless_it_counts_tokens() {
+    for body in [
+        r#"{"error":{"message":"Service tier capacity exceeded for this model."}}"#,
+        r#"{"error":{"message":"We are experiencing high demand, please try again shortly"}}"#,
+        r#"{"error":{"message":"No capacity available for this model right now"}}"#,
+    ] {
+        assert_eq!(code(429, body), "OVERLOADED", "{body}");
+    }
+    assert_eq!(
+        code(400, r#"{"error":{"message":"The prompt exceeds the model's capacity of 4096 tokens"}}"#),
+        "CONTEXT_WINDOW_EXCEEDED"
+    );
+    // A 5xx keeps its status's meaning.
+    assert_eq!(code(500, r#"{"error":{"message":"out of capacity"}}"#), "SERVER_ERROR");
+}
+
+#[test]
+fn auth_throttling_and_deadlines_in_general_words() {
+    for (status, body, want) in [
+        (400, r#"{"error":{"message":"Unauthorized: invalid token"}}"#, "AUTH"),
+        (400, r#"{"error":{"message":"Permission denied on resource project x"}}"#, "AUTH"),
+        (500, r#"{"error":{"message":"Your access token has expired"}}"#, "AUTH"),
+        (400, r#"{"error":{"message":"Requests are being throttled, slow down"}}"#, "RATE_LIMITED"),
+        (400, r#"{"error":{"message":"Too many concurrent requests for this model"}}"#, "RATE_LIMITED"),
+        (500, r#"{"error":{"message":"Deadline exceeded while waiting for the model"}}"#, "TIMEOUT"),
+        // A rate limit that names the key is still a rate limit.
+        (429, r#"{"error":{"message":"Rate limit reached for your API key"}}"#, "RATE_LIMITED"),
+        // Deadline words on a 4xx are the request's fault, as timeout words are.
+        (400, r#"{"error":{"message":"deadline exceeded is not a valid value for stop"}}"#, "INVALID_REQUEST"),
+    ] {
+        assert_eq!(code(status, body), want, "{body}");
+    }
 }

@@ -62,7 +62,85 @@ pub fn says_context_overflow(text: &str) -> bool {
         // constraint on a name or an id is a plain invalid request.
         || (says(SCHEMA_LENGTH_LIMITS) && says(LONG_SUBJECTS))
         || says(SHORTEN)
+        || asks_for_a_shorter_input(text)
+        || says_token_count_over_a_limit(text)
         || says_context_overflow_zh(text)
+}
+
+/// The provider asking for a shorter input in its own words: a shortening verb ("shorter",
+/// "shorten", "reduce", "decrease", "trim", "truncate", "fewer") within four words of what is too
+/// long ("Try using a shorter prompt", "enabling prompt truncating", "reduce the number of tokens").
+/// A per-minute budget's "please reduce your message size" never gets here (see the caller).
+fn asks_for_a_shorter_input(text: &str) -> bool {
+    const VERBS: &[&str] = &["shorter", "shorten", "reduc", "decreas", "trim", "truncat", "fewer"];
+    const SUBJECTS: &[&str] = &[
+        "prompt", "prompts", "input", "inputs", "message", "messages", "conversation", "context",
+        "history", "tokens", "length",
+    ];
+    let words = words(text);
+    words.iter().enumerate().any(|(i, w)| {
+        VERBS.iter().any(|v| w.starts_with(v))
+            && words[i.saturating_sub(4)..(i + 5).min(words.len())]
+                .iter()
+                .any(|near| SUBJECTS.contains(near))
+    })
+}
+
+/// A count of tokens that includes the input, over a limit, in whatever words: "total number of
+/// tokens (prompt and prediction) cannot exceed 2048", "the number of input tokens is more than
+/// the maximum". The input (or a total) must be named: an output parameter's own cap ("the
+/// maximum allowed number of output tokens") is not an overflow, and neither is a wait for a
+/// budget to refill ("Too many tokens, please wait before trying again").
+fn says_token_count_over_a_limit(text: &str) -> bool {
+    const OVER: &[&str] = &[
+        "exceed",
+        "more than",
+        "greater than",
+        "larger than",
+        "over the limit",
+        "above the limit",
+        "beyond the",
+        "at most",
+        "maximum",
+    ];
+    const NOT_A_LENGTH: &[&str] = &["wait", "slow down", "try again later", "retry later", "quota", "budget"];
+    /// What names the input, or a total that includes it.
+    const INPUT: &[&str] = &[
+        "prompt", "input", "inputs", "total", "context", "message", "messages", "conversation",
+        "sequence",
+    ];
+    /// What names an output parameter or the output alone.
+    const OUTPUT: &[&str] = &[
+        "max_tokens", "max_new_tokens", "max_completion_tokens", "max_output_tokens", "output",
+        "completion", "generation",
+    ];
+    let words = words(text);
+    let named = |list: &[&str]| words.iter().any(|w| list.contains(w));
+    // "The request exceeds the maximum of 8192 tokens" names the request; "the request's
+    // max_tokens exceeds the maximum" names only its output parameter.
+    let input_named = named(INPUT) || (named(&["request"]) && !named(OUTPUT));
+    named(&["token", "tokens"])
+        && input_named
+        && !named(&["rate"])
+        && OVER.iter().any(|p| text.contains(p))
+        && !NOT_A_LENGTH.iter().any(|p| text.contains(p))
+}
+
+/// The words of normalized text: runs of letters, digits and `_` (so `max_tokens` stays one word,
+/// unlike the "tokens" of a count).
+fn words(text: &str) -> Vec<&str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// Whether the wording says the provider's servers are full, whatever the status: overloaded,
+/// at or out of capacity, under high demand. Capacity named with tokens or a context ("the
+/// model's capacity of 4096 tokens") is a length, not servers.
+pub fn says_overloaded(text: &str) -> bool {
+    OVERLOAD_WORDING.iter().any(|p| text.contains(p))
+        || (text.contains("capacity")
+            && !["token", "context", "length"].iter().any(|p| text.contains(p)))
 }
 
 /// The same meanings in Chinese, as Chinese providers and gateways word them: a context length
@@ -183,6 +261,27 @@ fn duration_ms(text: &str) -> Option<u64> {
     (any && total.is_finite()).then_some(total as u64)
 }
 
+/// The provider's servers full, in English and Chinese: "upstream load saturated", "busy", "this
+/// model has too much traffic now" ("该模型当前访问量过大"), "load too high", "overloaded".
+const OVERLOAD_WORDING: &[&str] = &[
+    "overloaded",
+    "over capacity",
+    "at capacity",
+    "server is busy",
+    "servers are busy",
+    "too busy",
+    "high demand",
+    "heavy load",
+    "high load",
+    "high traffic",
+    "too much traffic",
+    "负载已饱和",
+    "繁忙",
+    "访问量过大",
+    "负载过高",
+    "过载",
+];
+
 /// Limits only a request's length can break.
 const CONTEXT_LIMITS: &[&str] = &[
     "context length",
@@ -293,6 +392,15 @@ const SHORT_BUDGETS: &[&str] = &[
     "(tpm)",
     "(rpm)",
     "per hour",
+    // "limited to 10 API calls / minute".
+    "/ second",
+    "/second",
+    "/ sec",
+    "/sec",
+    "/ min",
+    "/min",
+    "/ hour",
+    "/hour",
 ];
 /// Budgets of a day or longer.
 const LONG_BUDGETS: &[&str] = &[
@@ -305,6 +413,18 @@ const LONG_BUDGETS: &[&str] = &[
     "weekly",
     "per month",
     "monthly",
+    // "limited to 1000 API calls / month".
+    "/ day",
+    "/day",
+    "/ week",
+    "/week",
+    "/ month",
+    "/month",
+    "a day",
+    "a month",
+    "each month",
+    "per calendar month",
+    "per 24 hours",
 ];
 
 #[cfg(test)]
@@ -335,8 +455,29 @@ mod tests {
             "输入长度超过模型的最大上下文长度",
             "请求的 token 数超过了模型的最大长度",
             "输入内容过长，请缩短后重试",
+            "too many tokens: total number of tokens (prompt and prediction) cannot exceed 2048 - received 6354.",
+            "Try using a shorter prompt",
+            "consider enabling prompt truncation",
+            "Please reduce the number of tokens in your messages",
         ] {
             assert!(overflow(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn overloaded_is_servers_full_and_capacity_without_tokens() {
+        let overloaded = |s: &str| says_overloaded(&normalize(s));
+        for s in [
+            "Capacity temporarily exceeded, please try again.",
+            "Service tier capacity exceeded for this model.",
+            "The model is overloaded",
+            "We are experiencing high demand",
+            "该模型当前访问量过大",
+        ] {
+            assert!(overloaded(s), "{s}");
+        }
+        for s in ["the prompt exceeds the model's capacity of 4096 tokens", "rate limit reached", "invalid model"] {
+            assert!(!overloaded(s), "{s}");
         }
     }
 
@@ -357,6 +498,9 @@ mod tests {
             "Request too large for model `llama-3.3-70b` on tokens per minute (TPM): Limit 6000, Requested 10338, please reduce your message size",
             "max_tokens must be less than or equal to 16384, the maximum value for max_tokens is less than the context_window for this model",
             "Input validation error: `max_new_tokens` must be <= 192",
+            "max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens",
+            "Too many tokens, please wait before trying again.",
+            "Please reduce the request rate",
             "Rate limit reached for requests",
             "Invalid API key provided",
         ] {
@@ -377,6 +521,7 @@ mod tests {
             "余额不足或无可用资源包,请充值。",
             "已达到 5 小时的使用上限。您的限额将在 2026-08-25 07:41:44 重置。",
             "您的账户已欠费",
+            "You are using a Trial key, which is limited to 1000 API calls / month.",
         ] {
             assert!(quota(s), "{s}");
         }
