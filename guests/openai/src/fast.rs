@@ -1,79 +1,90 @@
-//! The typed fast path of the decoder: the common `chat.completion.chunk` shape deserialized into
-//! small structs that borrow their strings from the event, instead of a `serde_json::Value` tree.
+//! The typed fast path of the decoder: the common `chat.completion.chunk` shape read into small
+//! structs that borrow their strings from the event, instead of a `serde_json::Value` tree.
 //!
 //! Anything these structs reject (a field of an unexpected type, a duplicate key) or that
 //! [`ChatChunk::is_plain`] does not accept goes to the `Value` path, which stays the reference:
-//! the typed path only handles events it decodes exactly as that path would.
+//! the typed path only handles events it decodes exactly as that path would. The structs read
+//! their keys by hand so that every value they do not keep is skipped as strictly as a `Value`
+//! parse reads it (`dsh_guest_support::json`, which says why serde's derive cannot).
 
-use serde::Deserialize;
-use serde::de::IgnoredAny;
-
+use dsh_guest_support::json::Skipped;
 pub(crate) use dsh_guest_support::json::Str;
 
 /// One streamed chat-completions chunk. The fields that send an event to the `Value` path are
-/// only checked for presence (`IgnoredAny`; `null` counts as absent, as it does there).
-#[derive(Deserialize)]
+/// only checked for presence (`null` counts as absent, as it does there).
+#[derive(Default)]
 pub(crate) struct ChatChunk<'a> {
-    #[serde(borrow, default)]
     pub choices: Option<Vec<Choice<'a>>>,
-    #[serde(default)]
-    usage: Option<IgnoredAny>,
-    #[serde(default)]
-    x_groq: Option<IgnoredAny>,
-    #[serde(default, rename = "type")]
-    kind: Option<IgnoredAny>,
-    #[serde(default)]
-    error: Option<IgnoredAny>,
-    #[serde(borrow, default)]
+    usage: Option<Skipped>,
+    x_groq: Option<Skipped>,
+    kind: Option<Skipped>,
+    error: Option<Skipped>,
     object: Option<Str<'a>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Default)]
 pub(crate) struct Choice<'a> {
-    #[serde(default)]
     pub index: Option<u64>,
-    #[serde(borrow, default)]
     pub delta: Option<Delta<'a>>,
-    #[serde(default)]
-    message: Option<IgnoredAny>,
-    #[serde(borrow, default)]
+    message: Option<Skipped>,
     pub finish_reason: Option<Str<'a>>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Default)]
 pub(crate) struct Delta<'a> {
-    #[serde(borrow, default)]
     pub content: Option<Str<'a>>,
-    #[serde(borrow, default)]
     pub reasoning_content: Option<Str<'a>>,
-    #[serde(borrow, default)]
     pub reasoning: Option<Str<'a>>,
-    #[serde(borrow, default)]
     pub tool_calls: Option<Vec<ToolCall<'a>>>,
-    #[serde(default)]
-    function_call: Option<IgnoredAny>,
+    function_call: Option<Skipped>,
 }
 
-#[derive(Deserialize)]
+#[derive(Default)]
 pub(crate) struct ToolCall<'a> {
-    #[serde(default)]
     pub index: Option<u64>,
-    #[serde(borrow, default)]
     pub id: Option<Str<'a>>,
-    #[serde(borrow, default)]
     pub function: Option<Function<'a>>,
     /// Per-call provider data (Gemini's thought signature): only the `Value` path keeps it.
-    #[serde(default)]
-    extra_content: Option<IgnoredAny>,
+    extra_content: Option<Skipped>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Default)]
 pub(crate) struct Function<'a> {
-    #[serde(borrow, default)]
     pub name: Option<Str<'a>>,
-    #[serde(borrow, default)]
     pub arguments: Option<Str<'a>>,
 }
+
+dsh_guest_support::read_by_key!(ChatChunk, "a chat completion chunk", {
+    "choices" => choices,
+    "usage" => usage,
+    "x_groq" => x_groq,
+    "type" => kind,
+    "error" => error,
+    "object" => object,
+});
+dsh_guest_support::read_by_key!(Choice, "a choice", {
+    "index" => index,
+    "delta" => delta,
+    "message" => message,
+    "finish_reason" => finish_reason,
+});
+dsh_guest_support::read_by_key!(Delta, "a delta", {
+    "content" => content,
+    "reasoning_content" => reasoning_content,
+    "reasoning" => reasoning,
+    "tool_calls" => tool_calls,
+    "function_call" => function_call,
+});
+dsh_guest_support::read_by_key!(ToolCall, "a tool call", {
+    "index" => index,
+    "id" => id,
+    "function" => function,
+    "extra_content" => extra_content,
+});
+dsh_guest_support::read_by_key!(Function, "a function", {
+    "name" => name,
+    "arguments" => arguments,
+});
 
 impl ChatChunk<'_> {
     /// Whether this is a plain streamed chunk, which the `Value` path would hand to `on_chat`
@@ -100,11 +111,8 @@ impl ChatChunk<'_> {
     }
 }
 
-/// Parses `data` as a plain chunk, if it is one and the typed parse is exact for it.
+/// Parses `data` as a plain chunk, if it is one.
 pub(crate) fn parse(data: &str) -> Option<ChatChunk<'_>> {
-    if !dsh_guest_support::json::typed_parse_is_exact(data) {
-        return None;
-    }
     serde_json::from_str::<ChatChunk>(data)
         .ok()
         .filter(ChatChunk::is_plain)

@@ -124,3 +124,26 @@ fn streams_decode_the_same_either_way() {
         TYPED[2],
     ]);
 }
+
+#[test]
+fn values_the_fast_path_skips_are_read_as_strictly_as_the_value_path_reads_them() {
+    // Nesting past serde_json's limit, under a key the fast path does not keep: rejected both ways.
+    let deep = format!(
+        r#"{{"choices":[{{"index":0,"delta":{{"content":"x"}}}}],"junk":{}{}}}"#,
+        "[".repeat(130),
+        "]".repeat(130)
+    );
+    assert!(!fast_path_takes(&deep));
+    same_both_ways(&[&deep]);
+    // Numbers with exponents, and long ones, that fit an f64: taken, and decoded the same.
+    let numbers = format!(
+        r#"{{"choices":[{{"index":0,"delta":{{"content":"x"}}}}],"junk":[1.5e3,-2E-7,{}]}}"#,
+        "9".repeat(300)
+    );
+    assert!(fast_path_takes(&numbers));
+    same_both_ways(&[&numbers]);
+    // A control character inside a skipped string is an error both ways.
+    let control = "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}],\"junk\":\"a\u{1}b\"}";
+    assert!(!fast_path_takes(control));
+    same_both_ways(&[control]);
+}

@@ -1,7 +1,7 @@
 //! Finding a byte in a slice eight bytes at a time.
 //!
-//! The decoders' hot loops look for the end of a line (`\n`, `\r`) or the end of a JSON string
-//! (`"`, `\`). As a byte loop compiled to Wasm, each byte costs a load, two compares and the
+//! The SSE framing's hot loop looks for the end of a line (`\n`, `\r`). As a byte loop compiled to
+//! Wasm, each byte costs a load, two compares and the
 //! epoch check the host puts on every loop iteration; there is no vectorised `memchr` there. A
 //! 64-bit word compared with a word-wide trick finds either byte in eight at once, on any target.
 
