@@ -375,7 +375,9 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     if says(CONTENT_WORDING) {
         return codes::CONTENT_FILTER;
     }
-    if says(AUTH_WORDING) {
+    if says(AUTH_WORDING)
+        || (says(ACCESS_WORDING) && !says(&["not found", "does not exist", "not exist"]))
+    {
         return codes::AUTH;
     }
     // The model's process died, whatever status the server put on it (LM Studio: 400 "The model
@@ -505,6 +507,21 @@ const AUTH_WORDING: &[&str] = &[
     "身份验证失败",
     "api key 无效",
     "apikey 无效",
+];
+/// An account or project without the right to what it asked for: "Project ... is not allowed to
+/// use Publisher Model ...", "you do not have access to this model". A parameter that "is not
+/// allowed" is an invalid request, so the use or access is named; and "does not exist or you do
+/// not have access to it" is a wrong model name first (see `code_for`).
+const ACCESS_WORDING: &[&str] = &[
+    "not allowed to use",
+    "not allowed to access",
+    "not permitted to use",
+    "not permitted to access",
+    "do not have access",
+    "does not have access",
+    "don't have access",
+    "doesn't have access",
+    "not have permission",
 ];
 const RATE_WORDING: &[&str] = &[
     "rate limit",

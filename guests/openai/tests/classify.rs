@@ -462,3 +462,23 @@ fn auth_throttling_and_deadlines_in_general_words() {
         assert_eq!(code(status, body), want, "{body}");
     }
 }
+
+#[test]
+fn access_to_a_model_busy_servers_and_an_output_cap_by_meaning() {
+    for (status, body, want) in [
+        (400, r#"{"error":{"message":"Project `p` is not allowed to use Publisher Model `m`"}}"#, "AUTH"),
+        (404, r#"{"error":{"message":"You do not have access to the model with the specified model ID."}}"#, "AUTH"),
+        // A parameter not allowed is the request's fault.
+        (400, r#"{"error":{"message":"Extra inputs are not permitted: logit_bias"}}"#, "INVALID_REQUEST"),
+        (400, r#"{"error":{"message":"temperature is not allowed for this model"}}"#, "INVALID_REQUEST"),
+        (429, r#"{"error":{"message":"Model busy, retry later"}}"#, "OVERLOADED"),
+        (200, r#"{"error":{"message":"system busy"}}"#, "OVERLOADED"),
+        // An output parameter over its cap, whatever the words around it.
+        (400, r#"{"error":{"message":"max_tokens (10000) cannot exceed 8192. Please reduce the length of max output tokens generated."}}"#, "INVALID_REQUEST"),
+        (400, r#"{"error":{"message":"max_tokens is too large: 50000. This model supports at most 16384 completion tokens"}}"#, "INVALID_REQUEST"),
+        // The input and the output together over the context are still an overflow.
+        (400, r#"{"error":{"message":"input length and max_tokens exceed context limit: 174167 + 64000 > 200000"}}"#, "CONTEXT_WINDOW_EXCEEDED"),
+    ] {
+        assert_eq!(code(status, body), want, "{body}");
+    }
+}

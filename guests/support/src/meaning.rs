@@ -69,20 +69,23 @@ pub fn says_context_overflow(text: &str) -> bool {
 
 /// The provider asking for a shorter input in its own words: a shortening verb ("shorter",
 /// "shorten", "reduce", "decrease", "trim", "truncate", "fewer") within four words of what is too
-/// long ("Try using a shorter prompt", "enabling prompt truncating", "reduce the number of tokens").
-/// A per-minute budget's "please reduce your message size" never gets here (see the caller).
+/// long ("Try using a shorter prompt", "enabling prompt truncating", "reduce the number of tokens"),
+/// unless the output is named beside it. A per-minute budget's "please reduce your message size"
+/// never gets here (see the caller).
 fn asks_for_a_shorter_input(text: &str) -> bool {
     const VERBS: &[&str] = &["shorter", "shorten", "reduc", "decreas", "trim", "truncat", "fewer"];
     const SUBJECTS: &[&str] = &[
         "prompt", "prompts", "input", "inputs", "message", "messages", "conversation", "context",
         "history", "tokens", "length",
     ];
+    const OUTPUT: &[&str] = &["output", "completion", "generation", "max_tokens", "max_new_tokens"];
     let words = words(text);
     words.iter().enumerate().any(|(i, w)| {
+        let near = &words[i.saturating_sub(4)..(i + 5).min(words.len())];
         VERBS.iter().any(|v| w.starts_with(v))
-            && words[i.saturating_sub(4)..(i + 5).min(words.len())]
-                .iter()
-                .any(|near| SUBJECTS.contains(near))
+            && near.iter().any(|n| SUBJECTS.contains(n))
+            // "reduce the length of max output tokens": the output, not the input.
+            && !near.iter().any(|n| OUTPUT.contains(n))
     })
 }
 
@@ -104,11 +107,6 @@ fn says_token_count_over_a_limit(text: &str) -> bool {
         "maximum",
     ];
     const NOT_A_LENGTH: &[&str] = &["wait", "slow down", "try again later", "retry later", "quota", "budget"];
-    /// What names the input, or a total that includes it.
-    const INPUT: &[&str] = &[
-        "prompt", "input", "inputs", "total", "context", "message", "messages", "conversation",
-        "sequence",
-    ];
     /// What names an output parameter or the output alone.
     const OUTPUT: &[&str] = &[
         "max_tokens", "max_new_tokens", "max_completion_tokens", "max_output_tokens", "output",
@@ -118,7 +116,7 @@ fn says_token_count_over_a_limit(text: &str) -> bool {
     let named = |list: &[&str]| words.iter().any(|w| list.contains(w));
     // "The request exceeds the maximum of 8192 tokens" names the request; "the request's
     // max_tokens exceeds the maximum" names only its output parameter.
-    let input_named = named(INPUT) || (named(&["request"]) && !named(OUTPUT));
+    let input_named = named(INPUT_WORDS) || (named(&["request"]) && !named(OUTPUT));
     named(&["token", "tokens"])
         && input_named
         && !named(&["rate"])
@@ -135,10 +133,12 @@ fn words(text: &str) -> Vec<&str> {
 }
 
 /// Whether the wording says the provider's servers are full, whatever the status: overloaded,
-/// at or out of capacity, under high demand. Capacity named with tokens or a context ("the
+/// busy, at or out of capacity, under high demand. Capacity named with tokens or a context ("the
 /// model's capacity of 4096 tokens") is a length, not servers.
 pub fn says_overloaded(text: &str) -> bool {
     OVERLOAD_WORDING.iter().any(|p| text.contains(p))
+        // "Model busy, retry later", "system busy": servers, whoever is busy.
+        || words(text).contains(&"busy")
         || (text.contains("capacity")
             && !["token", "context", "length"].iter().any(|p| text.contains(p)))
 }
@@ -203,15 +203,25 @@ pub fn is_silent_overflow(finished_by_length: bool, has_output: bool) -> bool {
     finished_by_length && !has_output
 }
 
-/// "max_tokens must be less than or equal to 16384": an output parameter over its cap, which says
-/// nothing about the prompt. A sum of the input and the output over a limit (TGI's "`inputs` tokens
-/// + `max_new_tokens` must be <= 2048") is an overflow, so the input must not be named.
+/// An output parameter over its cap, which says nothing about the prompt: "max_tokens must be less
+/// than or equal to 16384", "max_tokens (10000) cannot exceed 8192. Please reduce the length of max
+/// output tokens generated". The output parameter is named and the input is not: a sum of the input
+/// and the output over a limit (TGI's "`inputs` tokens + `max_new_tokens` must be <= 2048", "input
+/// length and max_tokens exceed context limit") is an overflow.
 fn says_output_parameter_cap(text: &str) -> bool {
-    let names_output = ["max_tokens", "max_new_tokens", "max_completion_tokens", "max_output_tokens"]
-        .iter()
-        .any(|p| text.contains(&format!("{p} must be")));
-    names_output && !LONG_SUBJECTS.iter().any(|s| text.contains(&format!("{s} tokens")))
+    const OUTPUT_PARAMETERS: &[&str] =
+        &["max_tokens", "max_new_tokens", "max_completion_tokens", "max_output_tokens", "maxtokens"];
+    let words = words(text);
+    let names_output = words.iter().any(|w| OUTPUT_PARAMETERS.contains(w))
+        || ["output tokens", "completion tokens"].iter().any(|p| text.contains(p));
+    names_output && !words.iter().any(|w| INPUT_WORDS.contains(w))
 }
+
+/// What names the input, or a total that includes it.
+const INPUT_WORDS: &[&str] = &[
+    "prompt", "prompts", "input", "inputs", "total", "context", "message", "messages",
+    "conversation", "sequence", "history",
+];
 
 /// A throughput budget worded in tokens: per minute, per day, and so on.
 fn says_throughput_budget(text: &str) -> bool {
@@ -267,9 +277,6 @@ const OVERLOAD_WORDING: &[&str] = &[
     "overloaded",
     "over capacity",
     "at capacity",
-    "server is busy",
-    "servers are busy",
-    "too busy",
     "high demand",
     "heavy load",
     "high load",
