@@ -180,7 +180,8 @@ impl ErrorInfo {
             })
             .map(|m| clip(&m, MESSAGE_CHARS));
         self.read_labels(e);
-        for key in ["code", "status", "status_code", "error_code"] {
+        // Not `error_code`: Baidu's numbers (17, 110, 336003) are its own, not HTTP statuses.
+        for key in ["code", "status", "status_code"] {
             if let Some(n) = e.get(key).and_then(Value::as_u64)
                 && (100..=599).contains(&n)
                 && self.status.is_none()
@@ -332,8 +333,18 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     if label(&|l| CONTEXT_LABELS.contains(&l)) {
         return codes::CONTEXT_WINDOW_EXCEEDED;
     }
-    if label(&|l| QUOTA_LABELS.contains(&l)) {
+    // A quota label: a known one, or one that says a quota is insufficient ("insufficient_user_quota").
+    // A quota merely "exceeded" can be per minute (Cerebras' `request_quota_exceeded`): the words decide.
+    if label(&|l| {
+        QUOTA_LABELS.contains(&l)
+            || (l.contains("quota") && (l.contains("insufficient") || l.contains("not_enough")))
+    }) {
         return codes::QUOTA_EXCEEDED;
+    }
+    // A service behind the request failed ("Sensitive check error", "Web search error"), whatever the
+    // status: before the content and wording rules, which would read its subject.
+    if says(SERVICE_FAILURE_WORDING) {
+        return codes::SERVER_ERROR;
     }
     if label(&|l| {
         l.contains("content_filter")
@@ -349,6 +360,11 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
             || l == "unauthenticated"
             || l == "unauthorized"
     }) {
+        // Refused because money or a quota ran out ("Access forbidden: api key quota exceeded,
+        // daily_limit_amount=100", type `permission_error`): waiting will not help, paying will.
+        if meaning::says_quota_exhausted(text) {
+            return codes::QUOTA_EXCEEDED;
+        }
         return codes::AUTH;
     }
     if label(&|l| l.contains("overloaded")) {
@@ -372,13 +388,19 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     if meaning::says_quota_exhausted(text) {
         return codes::QUOTA_EXCEEDED;
     }
-    if says(CONTENT_WORDING) {
+    if says(CONTENT_WORDING) || says_sensitive(text) {
         return codes::CONTENT_FILTER;
     }
     if says(AUTH_WORDING)
+        || says_credential_invalid(text)
         || (says(ACCESS_WORDING) && !says(&["not found", "does not exist", "not exist"]))
     {
         return codes::AUTH;
+    }
+    // A gateway with no route for the model (one-api and new-api: "no available channel for model
+    // ... under group default", "无可用渠道"): the model is not offered there, whatever the status.
+    if says(&["no available channel", "no channel available", "无可用渠道"]) {
+        return codes::INVALID_REQUEST;
     }
     // The model's process died, whatever status the server put on it (LM Studio: 400 "The model
     // has crashed without additional information").
@@ -423,16 +445,43 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
         };
     }
 
-    // 4. In band, without a status: generic labels, else a server-side failure.
+    // 4. In band, without a status: generic labels, a request found wrong by its words
+    // (Baidu's 200s: "the length of messages must be an odd number", "function_call's name can't be
+    // blank", "Unsupported openapi method"), else a server-side failure.
     if label(&|l| {
         l.starts_with("invalid")
             || l.contains("bad_request")
             || l.contains("badrequest")
             || l.contains("not_found")
-    }) {
+    }) || says(VALIDATION_WORDING)
+    {
         return codes::INVALID_REQUEST;
     }
     codes::SERVER_ERROR
+}
+
+/// "Sensitive" said of the request ("Sensitive chat messages"), not of letter case.
+fn says_sensitive(text: &str) -> bool {
+    let text = text.replace("case sensitive", "").replace("case-sensitive", "");
+    text.split(|c: char| !c.is_alphanumeric()).any(|w| w == "sensitive")
+}
+
+/// A credential named with what is wrong with it ("Access token invalid or no longer valid",
+/// "the api key has been revoked"), within two words either way.
+fn says_credential_invalid(text: &str) -> bool {
+    const CREDENTIALS: &[&str] = &["token", "apikey", "api_key", "accesskey", "credential", "credentials"];
+    const WRONG: &[&str] = &["invalid", "expired", "revoked", "incorrect", "wrong", "missing", "disabled"];
+    let text = text.replace("api key", "apikey").replace("access key", "accesskey");
+    let words: Vec<&str> = text
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.iter().enumerate().any(|(i, w)| {
+        CREDENTIALS.contains(w)
+            && words[i.saturating_sub(2)..(i + 3).min(words.len())]
+                .iter()
+                .any(|n| WRONG.contains(n))
+    })
 }
 
 const CONTEXT_LABELS: &[&str] = &[
@@ -463,6 +512,28 @@ const RATE_LABELS: &[&str] = &[
     "quota_per_minute",
 ];
 
+/// A service the provider runs behind the request failed: a server-side failure under any status.
+const SERVICE_FAILURE_WORDING: &[&str] = &[
+    "check error",
+    "search error",
+    "internal error",
+    "internal server error",
+    "upstream error",
+    "backend error",
+];
+/// An in-band error that says what is wrong with the request.
+const VALIDATION_WORDING: &[&str] = &[
+    "must be",
+    "can't be blank",
+    "cannot be blank",
+    "can't be empty",
+    "cannot be empty",
+    "is required",
+    "unsupported",
+    "not supported",
+    "invalid",
+    "malformed",
+];
 const CONTENT_WORDING: &[&str] = &[
     "content management policy",
     "content policy",
@@ -513,6 +584,7 @@ const AUTH_WORDING: &[&str] = &[
 /// allowed" is an invalid request, so the use or access is named; and "does not exist or you do
 /// not have access to it" is a wrong model name first (see `code_for`).
 const ACCESS_WORDING: &[&str] = &[
+    "no permission",
     "not allowed to use",
     "not allowed to access",
     "not permitted to use",

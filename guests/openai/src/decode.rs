@@ -21,6 +21,19 @@ use crate::types::{
 };
 use dsh_guest_support::body::BodyInput;
 
+/// Whether a JSON document that is no chat completion says it is an error: an error key of a known
+/// envelope other than `error` (`error_code`, `error_msg`, `errors`, ...), or a `code` beside a
+/// message.
+fn carries_an_error(v: &Value) -> bool {
+    const ERROR_KEYS: &[&str] = &[
+        "error_code", "errorCode", "error_msg", "error_message", "errorMessage", "errmsg", "err_msg",
+        "errors",
+    ];
+    let Some(o) = v.as_object() else { return false };
+    ERROR_KEYS.iter().any(|k| o.get(*k).is_some_and(|e| !e.is_null()))
+        || (o.contains_key("code") && (o.contains_key("message") || o.contains_key("msg")))
+}
+
 /// Whether the typed fast path takes the event `data` (tests check it covers the common shapes).
 #[doc(hidden)]
 pub fn fast_path_takes(data: &str) -> bool {
@@ -363,6 +376,12 @@ impl Decoder {
                 .any(|k| v.get(k).is_some())
         });
         if !understood {
+            // An error in an envelope of its own, sent with a 2xx (Baidu's `{"error_code": 17,
+            // "error_msg": "Open api daily request limit reached"}`): classified as any in-band error.
+            if let Some(error) = values.iter().find(|v| carries_an_error(v)) {
+                let failure = classify_in_band(error, &self.head);
+                return self.emit_error(failure, out);
+            }
             return self.emit_error(self.unparseable(&text), out);
         }
         for value in &values {
@@ -378,6 +397,7 @@ impl Decoder {
     }
 
     fn unparseable(&self, text: &str) -> LlmFailure {
+        let json = serde_json::from_str::<Value>(text.trim()).is_ok();
         let content_type = self.head.header("content-type").unwrap_or("none");
         let start = if looks_like_html(text) {
             html_title(text).map_or_else(
@@ -396,11 +416,19 @@ impl Decoder {
             request_id: header_request_id(&self.head),
             ..LlmFailure::new(
                 codes::SERVER_ERROR,
-                format!(
-                    "the provider sent an unparseable response body{size}: neither an SSE stream nor JSON \
-                     (HTTP {}, content-type {content_type}); it starts with {start}",
-                    self.head.status
-                ),
+                if json {
+                    format!(
+                        "the provider sent a JSON body that is neither a chat completion nor an error \
+                         (HTTP {}, content-type {content_type}); it starts with {start}",
+                        self.head.status
+                    )
+                } else {
+                    format!(
+                        "the provider sent an unparseable response body{size}: neither an SSE stream nor JSON \
+                         (HTTP {}, content-type {content_type}); it starts with {start}",
+                        self.head.status
+                    )
+                },
             )
         }
     }

@@ -482,3 +482,39 @@ fn access_to_a_model_busy_servers_and_an_output_cap_by_meaning() {
         assert_eq!(code(status, body), want, "{body}");
     }
 }
+
+#[test]
+fn quota_in_its_own_words_beats_a_permission_label_and_a_short_horizon_beats_money() {
+    for (status, body, want) in [
+        (403, r#"{"error":{"message":"Access forbidden: api key quota exceeded, daily_limit_amount=100","type":"permission_error","code":"forbidden"}}"#, "QUOTA_EXCEEDED"),
+        (403, r#"{"error":{"message":"user quota is not enough","type":"one_api_error","code":"insufficient_user_quota"}}"#, "QUOTA_EXCEEDED"),
+        (403, r#"{"error":{"message":"用户额度不足, 剩余额度: $0","type":"new_api_error"}}"#, "QUOTA_EXCEEDED"),
+        (400, r#"{"error":{"message":"your quota has been exhausted"}}"#, "QUOTA_EXCEEDED"),
+        // A permission refused without money is still AUTH.
+        (403, r#"{"error":{"message":"Access forbidden","type":"permission_error"}}"#, "AUTH"),
+        // A quota per minute is a rate.
+        (429, r#"{"error":{"message":"quota exceeded: 60 requests per minute"}}"#, "RATE_LIMITED"),
+        // Money named, but the provider says the limit lifts in seconds.
+        (429, r#"{"detail":"Request was throttled. Your rate limit is reduced to 6 requests per minute while you have less than $5.0 in credit. Your rate limit resets in ~5s."}"#, "RATE_LIMITED"),
+        (402, r#"{"error":{"message":"Insufficient credits"}}"#, "QUOTA_EXCEEDED"),
+    ] {
+        assert_eq!(code(status, body), want, "{body}");
+    }
+}
+
+#[test]
+fn routing_permission_sensitivity_and_failed_services_by_meaning() {
+    for (status, body, want) in [
+        (503, r#"{"error":{"message":"当前分组 default 下对于模型 x 无可用渠道","type":"new_api_error"}}"#, "INVALID_REQUEST"),
+        (503, r#"{"error":{"message":"no available channel for model x under group default"}}"#, "INVALID_REQUEST"),
+        (400, r#"{"error":{"message":"No permission to use the model","type":"invalid_request_error"}}"#, "AUTH"),
+        (400, r#"{"error":{"message":"Sensitive chat messages","type":"invalid_request_error"}}"#, "CONTENT_FILTER"),
+        (400, r#"{"error":{"message":"model names are case sensitive: use gpt-4o"}}"#, "INVALID_REQUEST"),
+        (400, r#"{"error":{"message":"Sensitive check error","type":"invalid_request_error"}}"#, "SERVER_ERROR"),
+        (400, r#"{"error":{"message":"Web search error"}}"#, "SERVER_ERROR"),
+        (400, r#"{"error":{"message":"Access token invalid or no longer valid"}}"#, "AUTH"),
+        (400, r#"{"error":{"message":"invalid key 'foo' in the request body"}}"#, "INVALID_REQUEST"),
+    ] {
+        assert_eq!(code(status, body), want, "{body}");
+    }
+}

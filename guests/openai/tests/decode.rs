@@ -288,7 +288,6 @@ fn garbage_is_an_unparseable_server_error() {
         "<html><head><title>Bad gateway</title></head><body>oops</body></html>",
         "hello world\nnot json",
         "{\"truncated\": ",
-        "[1, 2, 3]",
     ] {
         let f = finish_of(&decoded(body));
         let failure = f.failure.expect("a failure");
@@ -302,6 +301,31 @@ fn garbage_is_an_unparseable_server_error() {
             "{}",
             failure.message
         );
+    }
+    // JSON, but neither a completion nor an error: said so, not called "neither ... nor JSON".
+    for body in ["[1, 2, 3]", r#"{"result":{"text":"hi"},"success":true}"#] {
+        let f = finish_of(&decoded(body));
+        let failure = f.failure.expect("a failure");
+        assert_eq!(failure.code.as_str(), "SERVER_ERROR", "{body}");
+        assert!(
+            failure.message.contains("a JSON body that is neither a chat completion nor an error"),
+            "{}",
+            failure.message
+        );
+    }
+}
+
+#[test]
+fn an_error_in_an_envelope_of_its_own_in_a_2xx_body_is_classified() {
+    for (body, want) in [
+        (r#"{"error_code":17,"error_msg":"Open api daily request limit reached"}"#, "QUOTA_EXCEEDED"),
+        (r#"{"error_code":110,"error_msg":"Access token invalid or no longer valid"}"#, "AUTH"),
+        (r#"{"error_code":336003,"error_msg":"the length of messages must be an odd number","id":"as-1"}"#, "INVALID_REQUEST"),
+        (r#"{"code":500,"message":"upstream crashed"}"#, "SERVER_ERROR"),
+    ] {
+        let f = finish_of(&decoded(body));
+        let failure = f.failure.expect("a failure");
+        assert_eq!((f.kind, failure.code.as_str()), (FinishKind::Error, want), "{body}");
     }
     let long = "x".repeat(10_000);
     let failure = finish_of(&decode(&long)).failure.unwrap();

@@ -157,13 +157,36 @@ fn says_context_overflow_zh(text: &str) -> bool {
 pub fn says_quota_exhausted(text: &str) -> bool {
     let text = &without_urls(text);
     let says = |patterns: &[&str]| patterns.iter().any(|p| text.contains(p));
-    if says(MONEY) || says(USAGE_LIMITS) {
+    // The provider saying the limit lifts within the horizon overrules every other word: Replicate
+    // throttles accounts with little credit ("... while you have less than $5.0 in credit. Your rate
+    // limit resets in ~5s"), and waiting those seconds is what helps.
+    let lifts_soon = retry_horizon_ms(text).is_some_and(|ms| ms < QUOTA_HORIZON_MS);
+    if lifts_soon {
+        return false;
+    }
+    if says(MONEY) || says(USAGE_LIMITS) || says_quota_ran_out(text) {
         return true;
     }
-    // A budget of a day or longer, unless the provider says it frees up within the horizon.
-    says(LONG_BUDGETS)
-        && !says(SHORT_BUDGETS)
-        && retry_horizon_ms(text).is_none_or(|ms| ms >= QUOTA_HORIZON_MS)
+    // A budget of a day or longer, unless it is per minute as well.
+    says(LONG_BUDGETS) && !says(SHORT_BUDGETS)
+}
+
+/// A quota named as run out, in whatever words: "user quota is not enough", "quota exhausted",
+/// "insufficient ... quota", "用户额度不足". A quota per minute or second is a rate limit.
+fn says_quota_ran_out(text: &str) -> bool {
+    const RAN_OUT: &[&str] = &[
+        "insufficient", "enough", "exhausted", "exceeded", "depleted", "used", "run", "ran",
+        "reached", "remaining",
+    ];
+    let words = words(text);
+    let named = words.iter().enumerate().any(|(i, w)| {
+        (*w == "quota" || w.ends_with("_quota") || w.starts_with("quota_"))
+            && words[i.saturating_sub(3)..(i + 4).min(words.len())]
+                .iter()
+                .any(|n| RAN_OUT.contains(n))
+    });
+    (named && !SHORT_BUDGETS.iter().any(|p| text.contains(p)))
+        || ["额度不足", "配额不足", "配额已用完", "额度已耗尽"].iter().any(|p| text.contains(p))
 }
 
 /// Whether the wording says a plan's usage cap was reached ("5-hour usage limit reached", "you've
@@ -244,6 +267,12 @@ fn without_urls(text: &str) -> String {
 /// ("86400 seconds", "3 hours").
 fn duration_ms(text: &str) -> Option<u64> {
     let mut total = 0f64;
+    // "resets in ~5s", "try again in about 20 seconds".
+    let text = text.trim_start();
+    let text = ["~", "about ", "approximately ", "around "]
+        .iter()
+        .find_map(|p| text.strip_prefix(p))
+        .unwrap_or(text);
     let mut rest = text.trim_start();
     let mut any = false;
     loop {
@@ -371,11 +400,7 @@ const MONEY: &[&str] = &[
     "payment required",
     "spending limit",
     "spend limit",
-    "exceeded your current quota",
-    "exceeded current quota",
-    "insufficient quota",
-    "insufficient_quota",
-    "quota exceeded",
+    // (A quota named as run out is `says_quota_ran_out`: per minute, it is a rate.)
     "insufficient funds",
     // Chinese: "insufficient balance", "in arrears", "please recharge" ("余额不足或无可用资源包,请充值").
     "余额不足",
