@@ -180,6 +180,15 @@ impl ErrorInfo {
             })
             .map(|m| clip(&m, MESSAGE_CHARS));
         self.read_labels(e);
+        // FastAPI's `{"detail": {"msg": ..., "type": "bad_input"}}`: the object is the error.
+        if let Some(detail) = e.get("detail").and_then(Value::as_object)
+            && detail.len() < 16
+        {
+            if let Some(m) = MESSAGE_KEYS.iter().find_map(|k| detail.get(*k).and_then(Value::as_str)).and_then(non_empty) {
+                self.message = Some(clip(&m, MESSAGE_CHARS));
+            }
+            self.read_labels(detail);
+        }
         // Not `error_code`: Baidu's numbers (17, 110, 336003) are its own, not HTTP statuses.
         for key in ["code", "status", "status_code"] {
             if let Some(n) = e.get(key).and_then(Value::as_u64)
@@ -419,8 +428,15 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     if status != Some(429) && meaning::says_context_overflow(text) {
         return codes::CONTEXT_WINDOW_EXCEEDED;
     }
-    if (status.is_none() || server_status) && says(&["timed out", "timeout", "deadline exceeded"]) {
+    if (status.is_none() || server_status)
+        && (says(&["timeout", "deadline exceeded"]) || meaning::says_too_slow(text))
+    {
         return codes::TIMEOUT;
+    }
+    // The request itself could not be read or did not validate, whatever the status (FastChat's
+    // 500 "1 validation error for Request", KoboldCpp's 500 "Error parsing input." typed `bad_input`).
+    if label(&|l| l == "bad_input" || l.contains("validation")) || says(INPUT_REJECTED_WORDING) {
+        return codes::INVALID_REQUEST;
     }
 
     // 3. Status.
@@ -472,10 +488,7 @@ fn says_credential_invalid(text: &str) -> bool {
     const CREDENTIALS: &[&str] = &["token", "apikey", "api_key", "accesskey", "credential", "credentials"];
     const WRONG: &[&str] = &["invalid", "expired", "revoked", "incorrect", "wrong", "missing", "disabled"];
     let text = text.replace("api key", "apikey").replace("access key", "accesskey");
-    let words: Vec<&str> = text
-        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| !w.is_empty())
-        .collect();
+    let words = meaning::words(&text);
     words.iter().enumerate().any(|(i, w)| {
         CREDENTIALS.contains(w)
             && words[i.saturating_sub(2)..(i + 3).min(words.len())]
@@ -495,6 +508,7 @@ const QUOTA_LABELS: &[&str] = &[
     "exceeded_current_quota_error", // Moonshot
     "billing_hard_limit_reached",
     "billing_not_active",
+    "budget_exceeded", // LiteLLM proxy: a key's or a team's budget
     "insufficient_balance",
     "insufficient_credits",
     "payment_required",
@@ -512,8 +526,27 @@ const RATE_LABELS: &[&str] = &[
     "quota_per_minute",
 ];
 
+/// The request could not be read or did not validate.
+const INPUT_REJECTED_WORDING: &[&str] = &[
+    "validation error",
+    "parsing input",
+    "parse input",
+    "parsing the input",
+    "parsing request",
+    "parsing the request",
+    "parse the request",
+];
 /// A service the provider runs behind the request failed: a server-side failure under any status.
+/// A server down for maintenance or without a model loaded is one too.
 const SERVICE_FAILURE_WORDING: &[&str] = &[
+    "under maintenance",
+    "for maintenance",
+    "no models are",
+    "no model is loaded",
+    "model not loaded",
+    "model is not loaded",
+    "was unloaded",
+    "network error",
     "check error",
     "search error",
     "internal error",

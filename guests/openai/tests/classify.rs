@@ -518,3 +518,30 @@ fn routing_permission_sensitivity_and_failed_services_by_meaning() {
         assert_eq!(code(status, body), want, "{body}");
     }
 }
+
+#[test]
+fn time_maintenance_unloaded_models_validation_and_budgets_by_meaning() {
+    for (status, body, want) in [
+        // "too long" of time is a timeout, not an overflow.
+        (504, r#"{"error":{"message":"The request took too long to complete and was timed-out."}}"#, "TIMEOUT"),
+        (500, r#"{"error":{"message":"upstream is taking too long to respond"}}"#, "TIMEOUT"),
+        (400, r#"{"error":{"message":"The request is too long for this model"}}"#, "CONTEXT_WINDOW_EXCEEDED"),
+        // A server down for maintenance or without a model is the server's failure, whatever the status.
+        (429, r#"{"detail":"model is under maintenance"}"#, "SERVER_ERROR"),
+        (503, r#"{"detail":"No models are currently loaded."}"#, "SERVER_ERROR"),
+        (503, r#"{"detail":"Chat completion x aborted. Maybe the model was unloaded?"}"#, "SERVER_ERROR"),
+        // The request rejected, under a 500.
+        (500, r#"{"object":"error","message":"1 validation error for Request\nbody -> prompt\n  str type expected","code":40001}"#, "INVALID_REQUEST"),
+        (500, r#"{"detail":{"msg":"Error parsing input.","type":"bad_input"}}"#, "INVALID_REQUEST"),
+        (500, r#"{"detail":{"msg":"Payload is too big. Max payload size is 32MB.","type":"bad_input"}}"#, "CONTEXT_WINDOW_EXCEEDED"),
+        // A 500 that failed to parse its own output is still the server's.
+        (500, r#"{"error":{"message":"failed to parse the model's output"}}"#, "SERVER_ERROR"),
+        // A budget spent is quota; a token budget per minute is a rate.
+        (429, r#"{"error":{"message":"Budget has been exceeded! Current cost: 3.1, Max budget: 2.5","type":"budget_exceeded"}}"#, "QUOTA_EXCEEDED"),
+        (400, r#"{"error":{"message":"Budget has been exceeded for this key"}}"#, "QUOTA_EXCEEDED"),
+        (429, r#"{"error":{"message":"token budget exceeded: 10000 tokens per minute"}}"#, "RATE_LIMITED"),
+        (400, r#"{"error":{"message":"budget_tokens must be less than max_tokens"}}"#, "INVALID_REQUEST"),
+    ] {
+        assert_eq!(code(status, body), want, "{body}");
+    }
+}

@@ -46,7 +46,7 @@ pub fn outlasting_rate_limit(
 /// Whether the wording says one request is too long for the model's context.
 pub fn says_context_overflow(text: &str) -> bool {
     let text = &without_urls(text);
-    if says_output_parameter_cap(text) || says_throughput_budget(text) {
+    if says_output_parameter_cap(text) || says_throughput_budget(text) || says_too_slow(text) {
         return false;
     }
     let says = |patterns: &[&str]| patterns.iter().any(|p| text.contains(p));
@@ -55,7 +55,7 @@ pub fn says_context_overflow(text: &str) -> bool {
         // A length limit of a general kind, and the request over it.
         || (says(LENGTH_LIMITS) && says(EXCESS))
         // The input itself too long, or the request to shorten it.
-        || (says(&["too long"]) && says(LONG_SUBJECTS))
+        || (says(&["too long", "too big", "too large"]) && says(LONG_SUBJECTS))
         // A schema validator's length constraint, broken by the input itself ("Malformed input
         // request: expected maxLength: 42000, actual: 46735"; "Value at 'body' failed to satisfy
         // constraint: Member must have length less than or equal to 25000000"). The same
@@ -65,6 +65,14 @@ pub fn says_context_overflow(text: &str) -> bool {
         || asks_for_a_shorter_input(text)
         || says_token_count_over_a_limit(text)
         || says_context_overflow_zh(text)
+}
+
+/// Whether "too long" is said of time, not of length: "The request took too long to complete and was
+/// timed-out", "taking too long to respond".
+pub fn says_too_slow(text: &str) -> bool {
+    ["took too long", "taking too long", "too long to respond", "too long to complete", "timed-out", "timed out"]
+        .iter()
+        .any(|p| text.contains(p))
 }
 
 /// The provider asking for a shorter input in its own words: a shortening verb ("shorter",
@@ -126,7 +134,7 @@ fn says_token_count_over_a_limit(text: &str) -> bool {
 
 /// The words of normalized text: runs of letters, digits and `_` (so `max_tokens` stays one word,
 /// unlike the "tokens" of a count).
-fn words(text: &str) -> Vec<&str> {
+pub fn words(text: &str) -> Vec<&str> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|w| !w.is_empty())
         .collect()
@@ -171,8 +179,9 @@ pub fn says_quota_exhausted(text: &str) -> bool {
     says(LONG_BUDGETS) && !says(SHORT_BUDGETS)
 }
 
-/// A quota named as run out, in whatever words: "user quota is not enough", "quota exhausted",
-/// "insufficient ... quota", "用户额度不足". A quota per minute or second is a rate limit.
+/// A quota or a budget named as run out, in whatever words: "user quota is not enough", "quota
+/// exhausted", "insufficient ... quota", "Budget has been exceeded", "用户额度不足". One per
+/// minute or second is a rate limit.
 fn says_quota_ran_out(text: &str) -> bool {
     const RAN_OUT: &[&str] = &[
         "insufficient", "enough", "exhausted", "exceeded", "depleted", "used", "run", "ran",
@@ -180,7 +189,9 @@ fn says_quota_ran_out(text: &str) -> bool {
     ];
     let words = words(text);
     let named = words.iter().enumerate().any(|(i, w)| {
-        (*w == "quota" || w.ends_with("_quota") || w.starts_with("quota_"))
+        // A budget too ("Budget has been exceeded! ... Max budget: 2.5"), but not a parameter such
+        // as `budget_tokens`.
+        (*w == "quota" || w.ends_with("_quota") || w.starts_with("quota_") || *w == "budget" || *w == "budget_exceeded")
             && words[i.saturating_sub(3)..(i + 4).min(words.len())]
                 .iter()
                 .any(|n| RAN_OUT.contains(n))
@@ -375,6 +386,8 @@ const LONG_SUBJECTS: &[&str] = &[
     "context",
     // "Value at 'body' failed to satisfy constraint": the request's body.
     "body",
+    // "Payload is too big. Max payload size is 32MB."
+    "payload",
 ];
 /// A schema validator's upper bound on a length (Bedrock's, AWS's): it needs one of
 /// [`LONG_SUBJECTS`]. A lower bound ("must have length greater than or equal to 1") is an empty
