@@ -6,7 +6,9 @@
 //! processes of a fleet sharing the key, would each meet the same 429 and add to the load the
 //! provider is shedding. The session that met it records a cool-down (`record`); before every
 //! attempt a session asks whether one is running (`hold`) and waits the rest of it, bounded by its
-//! retry policy's `max_delay_ms`, cancellably, logged as `llm/cooldown`.
+//! retry policy's `max_delay_ms`, cancellably, logged as `llm/cooldown`. The sessions it held are
+//! spread over a short time after its end ([`MAX_SPREAD`]), each at a place its id decides, so that
+//! they do not all return to the provider at once.
 //!
 //! Where cool-downs are kept follows the session store: in this process's memory with the files
 //! (one process), in the sessions database with PostgreSQL (table `dsh_cooldowns`, the database's
@@ -68,11 +70,30 @@ pub fn requested(failure: &LlmFailure) -> Option<Duration> {
     Some(Duration::from_millis(ms).min(MAX_COOLDOWN))
 }
 
+/// The most a held session waits past a cool-down's end: the sessions a cool-down held are spread
+/// over up to a tenth of it, at most this, so that they do not all reach the provider in the same
+/// instant it ends (and meet its limit again together).
+pub const MAX_SPREAD: Duration = Duration::from_secs(1);
+
 /// How long to hold an attempt for a cool-down with `remaining` to run, under a retry policy whose
-/// longest wait is `cap`: `None` when there is nothing worth waiting for.
-pub fn hold_for(remaining: Duration, cap: Duration) -> Option<Duration> {
-    let wait = remaining.min(cap);
-    (wait >= MIN_HOLD).then_some(wait)
+/// longest wait is `cap`: `None` when there is nothing worth waiting for. `place` (0.0 to 1.0, from
+/// [`spread_place`]) puts this session in the spread after the end (see [`MAX_SPREAD`]); the wait
+/// never exceeds `cap`.
+pub fn hold_for(remaining: Duration, cap: Duration, place: f64) -> Option<Duration> {
+    if remaining.min(cap) < MIN_HOLD {
+        return None;
+    }
+    let spread = remaining.mul_f64(0.1).min(MAX_SPREAD).mul_f64(place.clamp(0.0, 1.0));
+    Some((remaining + spread).min(cap))
+}
+
+/// A session's place in a cool-down's spread, 0.0 to 1.0: from a digest of its id, so the sessions
+/// a cool-down holds spread out, and a session's wait is the same every time it is replayed.
+pub fn spread_place(session: &str) -> f64 {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(format!("dsh-host cool-down spread\n{session}"));
+    let n = u16::from_be_bytes([digest[0], digest[1]]);
+    f64::from(n) / f64::from(u16::MAX)
 }
 
 /// A cool-down running now, as [`CoolDowns::hold`] finds it.
@@ -199,10 +220,34 @@ mod tests {
     #[test]
     fn a_hold_is_bounded_by_the_policy_and_noise_is_not_waited_for() {
         let ms = Duration::from_millis;
-        assert_eq!(hold_for(ms(3000), ms(120_000)), Some(ms(3000)));
-        assert_eq!(hold_for(ms(300_000), ms(120_000)), Some(ms(120_000)));
-        assert_eq!(hold_for(ms(2), ms(120_000)), None);
-        assert_eq!(hold_for(ms(3000), ms(0)), None);
+        assert_eq!(hold_for(ms(3000), ms(120_000), 0.0), Some(ms(3000)));
+        assert_eq!(hold_for(ms(300_000), ms(120_000), 1.0), Some(ms(120_000)));
+        assert_eq!(hold_for(ms(2), ms(120_000), 1.0), None);
+        assert_eq!(hold_for(ms(3000), ms(0), 0.5), None);
+    }
+
+    #[test]
+    fn held_sessions_are_spread_after_the_end_by_a_tenth_of_it_at_most_a_second() {
+        let ms = Duration::from_millis;
+        assert_eq!(hold_for(ms(3000), ms(120_000), 1.0), Some(ms(3300)));
+        assert_eq!(hold_for(ms(3000), ms(120_000), 0.5), Some(ms(3150)));
+        assert_eq!(hold_for(ms(60_000), ms(120_000), 1.0), Some(ms(61_000)));
+        // Never past the policy's cap, and never before the end.
+        assert_eq!(hold_for(ms(3000), ms(3100), 1.0), Some(ms(3100)));
+        assert_eq!(hold_for(ms(3000), ms(120_000), -4.0), Some(ms(3000)));
+        assert_eq!(hold_for(ms(3000), ms(120_000), 9.0), Some(ms(3300)));
+    }
+
+    #[test]
+    fn sessions_take_different_places_in_the_spread_and_the_same_one_each_time() {
+        let places: Vec<f64> = (0..200).map(|i| spread_place(&format!("s-{i}"))).collect();
+        assert!(places.iter().all(|p| (0.0..=1.0).contains(p)));
+        assert_eq!(spread_place("s-7"), places[7]);
+        // Spread over the whole range, not bunched: every tenth of it holds some sessions.
+        for tenth in 0..10 {
+            let (lo, hi) = (tenth as f64 / 10.0, (tenth + 1) as f64 / 10.0);
+            assert!(places.iter().any(|p| *p >= lo && *p <= hi), "nothing in {lo}..{hi}");
+        }
     }
 
     #[test]

@@ -675,7 +675,8 @@ impl Session {
             return Ok(None);
         };
         let cap = Duration::from_millis(self.deps.provider.config.retry_policy.max_delay_ms);
-        let Some(wait) = cooldown::hold_for(running.remaining, cap) else {
+        let place = cooldown::spread_place(self.log.id());
+        let Some(wait) = cooldown::hold_for(running.remaining, cap, place) else {
             return Ok(None);
         };
         let wait_ms = wait.as_millis() as u64;

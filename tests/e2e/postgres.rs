@@ -577,7 +577,8 @@ async fn one_gateways_429_holds_another_gateways_request_to_the_same_key_and_mod
     assert_eq!(held[0].data["code"], "RATE_LIMITED");
     assert_eq!(held[0].data["provider"], "up");
     let wait = held[0].data["wait_ms"].as_u64().unwrap();
-    assert!((1500..=3000).contains(&wait), "held {wait} ms of the 3 s");
+    // What was left of the 3 s, plus this session's place in the spread (at most a tenth of it).
+    assert!((1500..=3300).contains(&wait), "held {wait} ms of the 3 s");
     assert!(of_kind(&b_events, "llm/failure").is_empty(), "B never met the 429: {}", timeline(&b_events));
     assert_eq!(of_kind(&b_events, "llm/request").len(), 1);
     let a_events = events(&db, &a_id).await;
