@@ -202,6 +202,15 @@ impl ErrorInfo {
         if let Some(raw) = e.get("metadata").and_then(|m| m.get("raw")) {
             self.extra = raw.as_str().map_or_else(|| raw.to_string(), str::to_string);
         }
+        // A message for people beside the one for programs (EPAM AI DIAL: "Hit token rate limit.
+        // Minute limit: ..." and "You've exceeded your daily token limit"): both are the provider's
+        // words, and the second often says which budget ran out.
+        for key in ["display_message", "user_message"] {
+            if let Some(text) = e.get(key).and_then(Value::as_str) {
+                self.extra.push(' ');
+                self.extra.push_str(text);
+            }
+        }
         // Azure's content filter: `innererror.code: ResponsibleAIPolicyViolation`.
         if let Some(inner) = e.get("innererror").and_then(Value::as_object) {
             self.read_labels(inner);
@@ -541,6 +550,10 @@ const INPUT_REJECTED_WORDING: &[&str] = &[
 const SERVICE_FAILURE_WORDING: &[&str] = &[
     "under maintenance",
     "for maintenance",
+    // A server not set up to serve ("Service is not available" from llama-cpp-python when no model
+    // is set up), not one too busy, which says "unavailable" or "overloaded".
+    "service is not available",
+    "no model loaded",
     "no models are",
     "no model is loaded",
     "model not loaded",
@@ -605,6 +618,8 @@ const AUTH_WORDING: &[&str] = &[
     "permission denied",
     "access denied",
     "not authorized",
+    // iFlytek's error names run together: "AppIdNoAuthError".
+    "noauth",
     // Chinese: "authentication failed", "the API key is invalid".
     "鉴权失败",
     "认证失败",
@@ -638,6 +653,8 @@ const RATE_WORDING: &[&str] = &[
     "per minute",
     "throttl",
     "slow down",
+    // Queries per second, also inside iFlytek's "AppIdQpsOverFlowError".
+    "qps",
     "too many concurrent",
     "concurrency limit",
     // Chinese: "requests too frequent", "rate limit", "throttled".

@@ -23,15 +23,20 @@ use dsh_guest_support::body::BodyInput;
 
 /// Whether a JSON document that is no chat completion says it is an error: an error key of a known
 /// envelope other than `error` (`error_code`, `error_msg`, `errors`, ...), or a `code` beside a
-/// message.
+/// message, at the top or one object down.
 fn carries_an_error(v: &Value) -> bool {
     const ERROR_KEYS: &[&str] = &[
         "error_code", "errorCode", "error_msg", "error_message", "errorMessage", "errmsg", "err_msg",
         "errors",
     ];
     let Some(o) = v.as_object() else { return false };
+    let coded = |o: &serde_json::Map<String, Value>| {
+        o.contains_key("code") && (o.contains_key("message") || o.contains_key("msg"))
+    };
     ERROR_KEYS.iter().any(|k| o.get(*k).is_some_and(|e| !e.is_null()))
-        || (o.contains_key("code") && (o.contains_key("message") || o.contains_key("msg")))
+        || coded(o)
+        // One level down, as iFlytek's frames put it: `{"header": {"code": 11200, "message": ...}}`.
+        || o.values().filter_map(Value::as_object).any(|inner| coded(inner))
 }
 
 /// Whether the typed fast path takes the event `data` (tests check it covers the common shapes).

@@ -545,3 +545,23 @@ fn time_maintenance_unloaded_models_validation_and_budgets_by_meaning() {
         assert_eq!(code(status, body), want, "{body}");
     }
 }
+
+#[test]
+fn a_message_for_people_the_input_limit_by_name_and_servers_not_set_up() {
+    for (status, body, want) in [
+        // The message for people says which budget ran out.
+        (429, r#"{"error":{"message":"Hit token rate limit. Minute limit: 0 / 1600000 tokens. Day limit: 2105 / 10 tokens.","display_message":"You've exceeded your daily token limit","code":"429"}}"#, "QUOTA_EXCEEDED"),
+        (429, r#"{"error":{"message":"Hit token rate limit.","display_message":"Slow down a little","code":"429"}}"#, "RATE_LIMITED"),
+        // A limit on the input alone, named, is an overflow without words of excess.
+        (500, r#"{"error":{"message":"status code: 400, message: input token limit is 97280"}}"#, "CONTEXT_WINDOW_EXCEEDED"),
+        // A server not set up to serve, against one too busy.
+        (503, r#"{"detail":"Service is not available"}"#, "SERVER_ERROR"),
+        (503, r#"{"detail":"No model loaded."}"#, "SERVER_ERROR"),
+        (503, r#"{"error":{"message":"Service Unavailable"}}"#, "OVERLOADED"),
+        // Error names run together.
+        (400, r#"{"header":{"code":11202,"message":"AppIdQpsOverFlowError","status":2}}"#, "RATE_LIMITED"),
+        (400, r#"{"header":{"code":11200,"message":"AppIdNoAuthError:(17:17:15.673) domain.generalv3","status":2}}"#, "AUTH"),
+    ] {
+        assert_eq!(code(status, body), want, "{body}");
+    }
+}

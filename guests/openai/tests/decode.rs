@@ -387,3 +387,18 @@ fn a_calls_extra_content_is_its_provider_data() {
     ]));
     assert_eq!(tool_deltas(&chunks)[0].provider_data, None);
 }
+
+#[test]
+fn an_error_one_object_down_in_a_2xx_body_is_classified() {
+    for (body, want) in [
+        (r#"{"header":{"code":11202,"message":"AppIdQpsOverFlowError","sid":"cht1","status":2}}"#, "RATE_LIMITED"),
+        (r#"{"header":{"code":10003,"message":"ClientMsgError: invalid model domain","sid":"cht2","status":2}}"#, "INVALID_REQUEST"),
+    ] {
+        let f = finish_of(&decoded(body));
+        let failure = f.failure.expect("a failure");
+        assert_eq!((f.kind, failure.code.as_str()), (FinishKind::Error, want), "{body}");
+    }
+    // An object one level down without a message is no error.
+    let f = finish_of(&decoded(r#"{"result":{"code":0,"data":"x"}}"#));
+    assert!(f.failure.unwrap().message.contains("neither a chat completion nor an error"));
+}

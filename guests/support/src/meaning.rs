@@ -344,6 +344,13 @@ const CONTEXT_LIMITS: &[&str] = &[
     "max_model_len",
     "maximum prompt length",
     "maximum number of tokens",
+    // A limit on the input alone, named: "input token limit is 97280", "max_input_tokens".
+    "input token limit",
+    "input tokens limit",
+    "prompt token limit",
+    "max input tokens",
+    "maximum input tokens",
+    "max_input_tokens",
     // llama.cpp's context size by its name: "Cannot truncate prompt with n_keep (15028) >= n_ctx (7424)".
     "n_ctx",
 ];
@@ -415,6 +422,8 @@ const MONEY: &[&str] = &[
     "spend limit",
     // (A quota named as run out is `says_quota_ran_out`: per minute, it is a rate.)
     "insufficient funds",
+    // iFlytek's "AppIdNoAuthError ... tokens.total": the app's token allowance is spent.
+    "tokens.total",
     // Chinese: "insufficient balance", "in arrears", "please recharge" ("余额不足或无可用资源包,请充值").
     "余额不足",
     "欠费",
