@@ -488,7 +488,7 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
 /// "Sensitive" said of the request ("Sensitive chat messages"), not of letter case.
 fn says_sensitive(text: &str) -> bool {
     let text = text.replace("case sensitive", "").replace("case-sensitive", "");
-    text.split(|c: char| !c.is_alphanumeric()).any(|w| w == "sensitive")
+    meaning::words(&text).contains(&"sensitive")
 }
 
 /// A credential named with what is wrong with it ("Access token invalid or no longer valid",
@@ -500,9 +500,7 @@ fn says_credential_invalid(text: &str) -> bool {
     let words = meaning::words(&text);
     words.iter().enumerate().any(|(i, w)| {
         CREDENTIALS.contains(w)
-            && words[i.saturating_sub(2)..(i + 3).min(words.len())]
-                .iter()
-                .any(|n| WRONG.contains(n))
+            && meaning::around(&words, i, 2).iter().any(|n| WRONG.contains(n))
     })
 }
 

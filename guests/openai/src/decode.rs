@@ -371,7 +371,7 @@ impl Decoder {
             .collect();
         let values = match values {
             Ok(values) if !self.input.raw_too_large() && !values.is_empty() => values,
-            _ => return self.emit_error(self.unparseable(&text), out),
+            _ => return self.emit_error(self.unparseable(&text, false), out),
         };
         // Anything else (a Responses object, some other API's JSON) is not a chat completion; saying
         // so beats a silent "truncated".
@@ -387,7 +387,7 @@ impl Decoder {
                 let failure = classify_in_band(error, &self.head);
                 return self.emit_error(failure, out);
             }
-            return self.emit_error(self.unparseable(&text), out);
+            return self.emit_error(self.unparseable(&text, true), out);
         }
         for value in &values {
             self.on_json(None, value, out);
@@ -401,8 +401,8 @@ impl Decoder {
         }
     }
 
-    fn unparseable(&self, text: &str) -> LlmFailure {
-        let json = serde_json::from_str::<Value>(text.trim()).is_ok();
+    /// `json`: the body parsed, as JSON in no shape this decoder knows.
+    fn unparseable(&self, text: &str, json: bool) -> LlmFailure {
         let content_type = self.head.header("content-type").unwrap_or("none");
         let start = if looks_like_html(text) {
             html_title(text).map_or_else(

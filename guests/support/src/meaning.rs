@@ -89,7 +89,7 @@ fn asks_for_a_shorter_input(text: &str) -> bool {
     const OUTPUT: &[&str] = &["output", "completion", "generation", "max_tokens", "max_new_tokens"];
     let words = words(text);
     words.iter().enumerate().any(|(i, w)| {
-        let near = &words[i.saturating_sub(4)..(i + 5).min(words.len())];
+        let near = around(&words, i, 4);
         VERBS.iter().any(|v| w.starts_with(v))
             && near.iter().any(|n| SUBJECTS.contains(n))
             // "reduce the length of max output tokens": the output, not the input.
@@ -138,6 +138,12 @@ pub fn words(text: &str) -> Vec<&str> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|w| !w.is_empty())
         .collect()
+}
+
+/// The words within `reach` of word `i`, either way, `i` included: where the rules look for what a
+/// word is said of ("a shorter prompt", "quota is not enough", "token invalid").
+pub fn around<'a>(words: &'a [&'a str], i: usize, reach: usize) -> &'a [&'a str] {
+    &words[i.saturating_sub(reach)..(i + reach + 1).min(words.len())]
 }
 
 /// Whether the wording says the provider's servers are full, whatever the status: overloaded,
@@ -192,9 +198,7 @@ fn says_quota_ran_out(text: &str) -> bool {
         // A budget too ("Budget has been exceeded! ... Max budget: 2.5"), but not a parameter such
         // as `budget_tokens`.
         (*w == "quota" || w.ends_with("_quota") || w.starts_with("quota_") || *w == "budget" || *w == "budget_exceeded")
-            && words[i.saturating_sub(3)..(i + 4).min(words.len())]
-                .iter()
-                .any(|n| RAN_OUT.contains(n))
+            && around(&words, i, 3).iter().any(|n| RAN_OUT.contains(n))
     });
     (named && !SHORT_BUDGETS.iter().any(|p| text.contains(p)))
         || ["额度不足", "配额不足", "配额已用完", "额度已耗尽"].iter().any(|p| text.contains(p))
