@@ -389,10 +389,21 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
         return codes::OVERLOADED;
     }
     if label(&|l| l.contains("rate_limit") || RATE_LABELS.contains(&l)) {
-        // A plan's usage cap under a rate-limit label (MiniMax's `rate_limit_error`: "5-hour usage
-        // limit reached ... resets at ..."): waiting a retry's worth will not cure it.
-        if meaning::says_usage_cap(text) && !label(&|l| l == "quota_per_minute") {
-            return codes::QUOTA_EXCEEDED;
+        // A rate label is often a relay's or a compatible route's catch-all for its 429s (Z.ai's
+        // Anthropic route, Kimi for Coding): words that name another meaning outrank it.
+        if !label(&|l| l == "quota_per_minute") {
+            // A plan's usage cap (MiniMax's `rate_limit_error`: "5-hour usage limit reached ...
+            // resets at ..."), money run out ("Insufficient balance ... Please recharge."), a plan
+            // without the model, a daily limit used up: waiting a retry's worth will not cure it. A stated wait under an
+            // hour keeps it a rate.
+            if meaning::says_usage_cap(text) || meaning::says_allowance_spent(text) {
+                return codes::QUOTA_EXCEEDED;
+            }
+            // The servers full, not the account over its rate ("The engine is currently
+            // overloaded, please try again later").
+            if meaning::says_overloaded(text) && !says(RATE_WORDING) {
+                return codes::OVERLOADED;
+            }
         }
         return codes::RATE_LIMITED;
     }
@@ -411,6 +422,7 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     }
     if says(AUTH_WORDING)
         || says_credential_invalid(text)
+        || says_client_refused(text)
         || (says(ACCESS_WORDING) && !says(&["not found", "does not exist", "not exist"]))
     {
         return codes::AUTH;
@@ -501,6 +513,23 @@ fn says_credential_invalid(text: &str) -> bool {
     words.iter().enumerate().any(|(i, w)| {
         CREDENTIALS.contains(w)
             && meaning::around(&words, i, 2).iter().any(|n| WRONG.contains(n))
+    })
+}
+
+/// The caller refused for who it is, not for what it asked: "this group only allows Claude Code
+/// clients", "only available to enterprise accounts". The one allowed is named within three words
+/// as a client, user, account, key or app; a value that "only allows" a range is a parameter.
+fn says_client_refused(text: &str) -> bool {
+    const ONLY: &[&str] = &["only allows", "only allowed", "only available to", "only accessible to", "only open to"];
+    const WHO: &[&str] = &[
+        "client", "clients", "user", "users", "account", "accounts", "key", "keys", "app", "apps",
+        "customer", "customers",
+    ];
+    ONLY.iter().any(|only| {
+        text.match_indices(only).any(|(at, _)| {
+            let after = &text[at + only.len()..];
+            meaning::words(after).iter().take(4).any(|w| WHO.contains(w))
+        })
     })
 }
 

@@ -565,3 +565,32 @@ fn a_message_for_people_the_input_limit_by_name_and_servers_not_set_up() {
         assert_eq!(code(status, body), want, "{body}");
     }
 }
+
+#[test]
+fn words_naming_another_meaning_outrank_a_rate_label_plans_sizes_and_refused_clients() {
+    for (status, body, want) in [
+        // A relay's catch-all rate label over money, a plan without the model, overload and a
+        // daily limit used up.
+        (429, r#"{"type":"error","error":{"type":"rate_limit_error","message":"Insufficient balance or no resource package. Please recharge."}}"#, "QUOTA_EXCEEDED"),
+        (429, r#"{"type":"error","error":{"type":"rate_limit_error","message":"Your current subscription plan does not yet include access to this model"}}"#, "QUOTA_EXCEEDED"),
+        (429, r#"{"error":{"type":"rate_limit_error","message":"The engine is currently overloaded, please try again later"}}"#, "OVERLOADED"),
+        (429, r#"{"error":{"type":"rate_limit_exceeded","message":"api key 日限额已用完"}}"#, "QUOTA_EXCEEDED"),
+        (429, r#"{"error":{"type":"rate_limit_error","message":"Your daily allowance is used up"}}"#, "QUOTA_EXCEEDED"),
+        // ... but not over what is the account's own rate, or a quota that only says "exceeded".
+        (429, r#"{"error":{"type":"rate_limit_error","message":"Rate limit exceeded while the servers are overloaded"}}"#, "RATE_LIMITED"),
+        (429, r#"{"error":{"type":"rate_limit_error","message":"Insufficient balance for this rate tier. Please try again in 20s"}}"#, "RATE_LIMITED"),
+        (429, r#"{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","message":"Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model"}}"#, "RATE_LIMITED"),
+        (429, r#"{"error":{"type":"rate_limit_error","message":"quota per minute exhausted"}}"#, "RATE_LIMITED"),
+        // An offer to upgrade is not a plan refusing.
+        (529, r#"{"error":{"message":"High traffic detected. For a more stable experience, upgrade to our Plus plan"}}"#, "OVERLOADED"),
+        // The size of the request over a limit is an overflow; another thing's size is not.
+        (400, r#"{"error":{"message":"total message size 2100954 exceeds limit 2097152"}}"#, "CONTEXT_WINDOW_EXCEEDED"),
+        (400, r#"{"error":{"message":"request size exceeds the maximum allowed"}}"#, "CONTEXT_WINDOW_EXCEEDED"),
+        (400, r#"{"error":{"message":"image file size exceeds the limit of 20 MB"}}"#, "INVALID_REQUEST"),
+        // The caller refused for who it is; a parameter that "only allows" values is invalid.
+        (503, r#"{"error":{"message":"No available accounts: this group only allows Claude Code clients"}}"#, "AUTH"),
+        (400, r#"{"error":{"message":"temperature only allows values between 0 and 2"}}"#, "INVALID_REQUEST"),
+    ] {
+        assert_eq!(code(status, body), want, "{body}");
+    }
+}

@@ -64,7 +64,24 @@ pub fn says_context_overflow(text: &str) -> bool {
         || says(SHORTEN)
         || asks_for_a_shorter_input(text)
         || says_token_count_over_a_limit(text)
+        || says_request_size_over_a_limit(text)
         || says_context_overflow_zh(text)
+}
+
+/// The size or length of the request, or of what it carries, over a limit: "total message size
+/// 2100954 exceeds limit 2097152", "request size exceeds the maximum allowed". The subject is named
+/// right before "size" or "length" (a file's or an image's size is not the conversation's).
+fn says_request_size_over_a_limit(text: &str) -> bool {
+    const SUBJECTS: &[&str] = &[
+        "prompt", "input", "inputs", "request", "message", "messages", "conversation", "context",
+        "body", "payload", "total",
+    ];
+    const OVER: &[&str] = &["exceed", "over the limit", "more than", "greater than", "larger than"];
+    let words = words(text);
+    words.iter().enumerate().any(|(i, w)| {
+        (*w == "size" || *w == "length")
+            && words[i.saturating_sub(2)..i].iter().any(|n| SUBJECTS.contains(n))
+    }) && OVER.iter().any(|p| text.contains(p))
 }
 
 /// Whether "too long" is said of time, not of length: "The request took too long to complete and was
@@ -178,11 +195,39 @@ pub fn says_quota_exhausted(text: &str) -> bool {
     if lifts_soon {
         return false;
     }
-    if says(MONEY) || says(USAGE_LIMITS) || says_quota_ran_out(text) {
+    if says(MONEY) || says(USAGE_LIMITS) || says_quota_ran_out(text) || says_plan_lacks(text) {
         return true;
     }
     // A budget of a day or longer, unless it is per minute as well.
     says(LONG_BUDGETS) && !says(SHORT_BUDGETS)
+}
+
+/// Whether the wording says money ran out, the plan lacks what was asked, or an allowance is used
+/// up, with no stated wait under [`QUOTA_HORIZON_MS`] and no per-minute budget: the part of
+/// [`says_quota_exhausted`] that a rate-limit label does not overrule. A quota merely "exceeded"
+/// or "reached" under a rate label can be per minute, as Vertex AI's `RESOURCE_EXHAUSTED` quotas
+/// are; one "used up" or "exhausted" is spent.
+pub fn says_allowance_spent(text: &str) -> bool {
+    let text = &without_urls(text);
+    retry_horizon_ms(text).is_none_or(|ms| ms >= QUOTA_HORIZON_MS)
+        && (MONEY.iter().any(|p| text.contains(p)) || says_plan_lacks(text) || says_used_up(text))
+}
+
+/// An allowance, a limit or a quota named as used up: "daily allowance used up", "quota exhausted",
+/// "api key 日限额已用完" (the key's daily limit is used up). One per minute or second is a rate.
+fn says_used_up(text: &str) -> bool {
+    const WHAT: &[&str] = &["allowance", "limit", "quota", "credits", "tokens"];
+    const SPENT: &[&str] = &["used up", "exhausted", "depleted", "spent", "run out", "ran out"];
+    let english = SPENT.iter().any(|spent| {
+        text.match_indices(spent).any(|(at, _)| {
+            let before = words(&text[..at]);
+            let after = words(&text[at + spent.len()..]);
+            before.iter().rev().take(3).chain(after.iter().take(2)).any(|w| WHAT.contains(w))
+        })
+    });
+    let chinese = ["额度", "限额", "配额"].iter().any(|p| text.contains(p))
+        && ["用完", "用尽", "耗尽"].iter().any(|p| text.contains(p));
+    (english || chinese) && !SHORT_BUDGETS.iter().any(|p| text.contains(p))
 }
 
 /// A quota or a budget named as run out, in whatever words: "user quota is not enough", "quota
@@ -202,6 +247,26 @@ fn says_quota_ran_out(text: &str) -> bool {
     });
     (named && !SHORT_BUDGETS.iter().any(|p| text.contains(p)))
         || ["额度不足", "配额不足", "配额已用完", "额度已耗尽"].iter().any(|p| text.contains(p))
+        || says_used_up(text)
+}
+
+/// A plan or a tier that does not include what was asked ("Your current subscription plan does not
+/// yet include access to GLM-5", "not included in your plan", "upgrade your plan"): paying more,
+/// not waiting, is what cures it.
+fn says_plan_lacks(text: &str) -> bool {
+    const PLAN: &[&str] = &["plan", "subscription", "tier", "package"];
+    // Negated: "upgrade to our Plus plan" on its own is an offer, not a refusal.
+    const LACKS: &[&str] = &["include", "includes", "included", "cover", "covers", "covered"];
+    const NOT: &[&str] = &["not", "no", "doesn", "don", "isn", "aren", "without"];
+    let words = words(text);
+    words.iter().enumerate().any(|(i, w)| {
+        let near = around(&words, i, 5);
+        PLAN.contains(w)
+            && near.iter().any(|n| LACKS.contains(n))
+            && near.iter().any(|n| NOT.contains(n))
+            // A plan named by a request parameter ("service_tier") is not the account's.
+            && !near.iter().any(|n| n.contains('_'))
+    })
 }
 
 /// Whether the wording says a plan's usage cap was reached ("5-hour usage limit reached", "you've
@@ -517,6 +582,8 @@ mod tests {
             "Try using a shorter prompt",
             "consider enabling prompt truncation",
             "Please reduce the number of tokens in your messages",
+            "total message size 2100954 exceeds limit 2097152",
+            "request size exceeds the maximum allowed",
         ] {
             assert!(overflow(s), "{s}");
         }
@@ -561,6 +628,8 @@ mod tests {
             "Please reduce the request rate",
             "Rate limit reached for requests",
             "Invalid API key provided",
+            // Another thing's size.
+            "image file size exceeds the limit of 20 MB",
         ] {
             assert!(!overflow(s), "{s}");
         }
@@ -580,6 +649,10 @@ mod tests {
             "已达到 5 小时的使用上限。您的限额将在 2026-08-25 07:41:44 重置。",
             "您的账户已欠费",
             "You are using a Trial key, which is limited to 1000 API calls / month.",
+            "Your current subscription plan does not yet include access to GLM-5",
+            "This model is not included in your plan",
+            "api key 日限额已用完",
+            "your daily allowance is used up",
         ] {
             assert!(quota(s), "{s}");
         }
@@ -590,8 +663,33 @@ mod tests {
             "on tokens per day (TPD): Limit 100000. Please try again in 8m45.312s.",
             "exceeded token rate limit of your current OpenAI S0 pricing tier. Please retry after 60 seconds. Please go here: https://aka.ms/oai/quotaincrease",
             "no healthy upstream behind the load balancer",
+            // An offer, not a refusal; a plan that includes a rate.
+            "High traffic detected. For a more stable experience, upgrade to our Plus plan",
+            "your plan includes 60 requests per minute",
+            "quota per minute exhausted",
         ] {
             assert!(!quota(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn an_allowance_spent_outranks_a_rate_label_a_quota_merely_exceeded_does_not() {
+        let spent = |s: &str| says_allowance_spent(&normalize(s));
+        for s in [
+            "Insufficient balance or no resource package. Please recharge.",
+            "Your current subscription plan does not yet include access to GLM-5",
+            "api key 日限额已用完",
+            "token allowance exhausted for today",
+        ] {
+            assert!(spent(s), "{s}");
+        }
+        for s in [
+            "Quota exceeded for aiplatform.googleapis.com/generate_content_requests_per_minute",
+            "Rate limit reached for requests per day",
+            "Insufficient balance for this rate tier. Please try again in 20s",
+            "quota per minute exhausted",
+        ] {
+            assert!(!spent(s), "{s}");
         }
     }
 
