@@ -80,6 +80,7 @@ const WIT: &[Embedded] = embed! {
 /// The Rust guest SDK's sources, verbatim; its manifest is rendered from `templates/rust-sdk`.
 const RUST_SDK: &[Embedded] = embed! {
     "vendor/dsh-guest-support/src/body.rs" => "guests/support/src/body.rs",
+    "vendor/dsh-guest-support/src/classify.rs" => "guests/support/src/classify.rs",
     "vendor/dsh-guest-support/src/fixtures.rs" => "guests/support/src/fixtures.rs",
     "vendor/dsh-guest-support/src/json.rs" => "guests/support/src/json.rs",
     "vendor/dsh-guest-support/src/lib.rs" => "guests/support/src/lib.rs",

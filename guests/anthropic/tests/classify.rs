@@ -168,7 +168,9 @@ fn status_decides_without_a_known_type() {
         (429, "RATE_LIMITED"),
         (500, "SERVER_ERROR"),
         (502, "SERVER_ERROR"),
-        (503, "SERVER_ERROR"),
+        // Service Unavailable is the servers refusing work, as for every provider (the shared
+        // rules' judgement, tests/fixtures/classification/README.md).
+        (503, "OVERLOADED"),
         (504, "TIMEOUT"),
         (529, "OVERLOADED"),
         (307, "INVALID_REQUEST"),

@@ -13,6 +13,7 @@
 //! outside this crate but `../../wit/0.2.0` and, for the test helpers, `../../tests/fixtures`.
 
 pub mod body;
+pub mod classify;
 pub mod json;
 pub mod listener;
 pub mod meaning;

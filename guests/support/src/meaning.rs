@@ -122,6 +122,9 @@ fn asks_for_a_shorter_input(text: &str) -> bool {
 fn says_token_count_over_a_limit(text: &str) -> bool {
     const OVER: &[&str] = &[
         "exceed",
+        // "too many tokens in the prompt": the input named (a throughput budget's "Too many
+        // tokens, please wait" is not, and says to wait).
+        "too many",
         "more than",
         "greater than",
         "larger than",
@@ -202,15 +205,20 @@ pub fn says_quota_exhausted(text: &str) -> bool {
     says(LONG_BUDGETS) && !says(SHORT_BUDGETS)
 }
 
-/// Whether the wording says money ran out, the plan lacks what was asked, or an allowance is used
-/// up, with no stated wait under [`QUOTA_HORIZON_MS`] and no per-minute budget: the part of
-/// [`says_quota_exhausted`] that a rate-limit label does not overrule. A quota merely "exceeded"
-/// or "reached" under a rate label can be per minute, as Vertex AI's `RESOURCE_EXHAUSTED` quotas
-/// are; one "used up" or "exhausted" is spent.
+/// Whether the wording says money ran out, the plan lacks what was asked, an allowance is used
+/// up, or a budget of a day or longer was hit ("exceeded your daily rate limit"), with no stated
+/// wait under [`QUOTA_HORIZON_MS`] and no per-minute budget: the part of [`says_quota_exhausted`]
+/// that a rate-limit label does not overrule. A quota merely "exceeded" or "reached" under a rate
+/// label can be per minute, as Vertex AI's `RESOURCE_EXHAUSTED` quotas are; one "used up" or
+/// "exhausted" is spent.
 pub fn says_allowance_spent(text: &str) -> bool {
     let text = &without_urls(text);
+    let says = |patterns: &[&str]| patterns.iter().any(|p| text.contains(p));
     retry_horizon_ms(text).is_none_or(|ms| ms >= QUOTA_HORIZON_MS)
-        && (MONEY.iter().any(|p| text.contains(p)) || says_plan_lacks(text) || says_used_up(text))
+        && (says(MONEY)
+            || says_plan_lacks(text)
+            || says_used_up(text)
+            || (says(LONG_BUDGETS) && !says(SHORT_BUDGETS)))
 }
 
 /// An allowance, a limit or a quota named as used up: "daily allowance used up", "quota exhausted",
@@ -680,12 +688,13 @@ mod tests {
             "Your current subscription plan does not yet include access to GLM-5",
             "api key 日限额已用完",
             "token allowance exhausted for today",
+            "Number of request tokens has exceeded your daily rate limit",
         ] {
             assert!(spent(s), "{s}");
         }
         for s in [
             "Quota exceeded for aiplatform.googleapis.com/generate_content_requests_per_minute",
-            "Rate limit reached for requests per day",
+            "Rate limit reached for requests per day (RPD): Limit 200, Used 200. Please try again in 7m12s.",
             "Insufficient balance for this rate tier. Please try again in 20s",
             "quota per minute exhausted",
         ] {

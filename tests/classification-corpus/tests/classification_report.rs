@@ -62,3 +62,20 @@ fn no_provider_is_in_both_halves() {
     let (tuning, held_back) = (providers(Set::Tuning), providers(Set::HeldBack));
     assert!(tuning.is_disjoint(&held_back), "{:?}", tuning.intersection(&held_back).collect::<Vec<_>>());
 }
+
+/// Both built-in adapters share the classification (`dsh_guest_support::classify`): an
+/// Anthropic-compatible route of another provider answers in any shape, so the Anthropic adapter
+/// must read every case as the OpenAI one does. Only codes are compared, never expected ones.
+#[test]
+fn both_adapters_classify_every_case_alike() {
+    for set in [Set::Tuning, Set::HeldBack] {
+        for case in dsh_classification_corpus::cases(set).iter().filter(|c| c["transport"] == "http") {
+            let head = dsh_guest_support::fixtures::case_head(case);
+            let body = case["body"].as_str().unwrap().as_bytes();
+            let openai = dsh_guest_openai::classify_failure(&head, body);
+            let anthropic = dsh_guest_anthropic::classify_failure(&head, body);
+            assert_eq!(openai.code, anthropic.code, "{}: the adapters disagree", case["id"]);
+            assert_eq!(openai.provider_retry_after_ms, anthropic.provider_retry_after_ms, "{}", case["id"]);
+        }
+    }
+}

@@ -97,7 +97,9 @@ fn invalid(message: &str) -> LlmFailure {
 }
 
 /// A non-2xx answer as one canonical failure. Never fails: an HTML page or garbage is classified
-/// by its status alone.
+/// by its status alone. This one reads OpenAI's envelope only, to show the parts; the built-in
+/// adapters' classification by meaning, for any envelope, is one call away:
+/// `dsh_guest_support::classify::classify_failure(head, body, &Provider { .. })`.
 pub fn classify_failure(head: &ResponseHead, body: &[u8]) -> LlmFailure {
     let text = String::from_utf8_lossy(body);
     let error = serde_json::from_str::<Value>(&text)

@@ -1,0 +1,729 @@
+//! `classify-failure`, shared: a provider's error answer (status, headers, body) as one
+//! `llm-failure`, by meaning, whatever the envelope. The `openai` and `anthropic` adapters both
+//! classify with it (an Anthropic-compatible route of Z.ai, Kimi or a relay answers in either
+//! shape), and so can an outside adapter: its [`Provider`] names what differs.
+//!
+//! Servers share the envelope `{"error": {"message", "type", "code"}}` loosely (Anthropic's
+//! `{"type": "error", "error": {"type", "message"}}` is one form of it) and word things
+//! differently, so the code is decided by meaning, strongest evidence first:
+//! 1. the error's machine labels (`type`, `code`, `status` strings) when they name a meaning;
+//! 2. the wording of the message (a DeepSeek overflow says `code: invalid_request_error`), read by
+//!    meaning with the rules of [`crate::meaning`] (overflow and quota in whatever words);
+//! 3. the HTTP status;
+//! 4. for in-band errors without a status, generic labels such as `server_error`.
+//!
+//! Last, a rate limit whose stated horizon (`retry-after`, or "retry after 86400 seconds") outlasts
+//! a retry is QUOTA_EXCEEDED: waiting a retry's worth will not cure it.
+//!
+//! Google's error `details` (Gemini's API, and its OpenAI layer) count as labels: the quota that was
+//! hit (per day, per minute, a limit of 0) decides between a rate limit and quota exhaustion, since
+//! Gemini words both alike; `RetryInfo.retryDelay` is the retry hint when no header gives one.
+
+use serde_json::Value;
+
+use crate::meaning;
+use crate::retry_after::retry_after_ms;
+use crate::text::{
+    MESSAGE_CHARS, QUOTE_CHARS, clip, excerpt, html_title, looks_like_html, normalize,
+    request_id_in_text, status_line,
+};
+use crate::types::{FailureCode, LlmFailure, ResponseHead, codes};
+
+/// What differs between the adapters that share this classification.
+#[derive(Debug, Clone, Copy)]
+pub struct Provider {
+    /// The headers that carry the provider's request id, the preferred first (OpenAI's
+    /// `x-request-id`, Anthropic's `request-id`).
+    pub request_id_headers: &'static [&'static str],
+    /// Whether the failure's message names the error's type after the provider's message
+    /// ("Overloaded (overloaded_error)"): for a provider whose types are documented words users
+    /// search for.
+    pub type_in_message: bool,
+}
+
+/// Classify a non-2xx answer. Never fails: a body that is not JSON (a proxy's HTML page, garbage,
+/// nothing) is classified by its status, with the start of the body quoted.
+pub fn classify_failure(head: &ResponseHead, body: &[u8], provider: &Provider) -> LlmFailure {
+    let text = String::from_utf8_lossy(body);
+    let status = head.status;
+    let parsed = serde_json::from_str::<Value>(text.trim()).ok();
+    let info = parsed
+        .as_ref()
+        .map(ErrorInfo::from_body)
+        .filter(ErrorInfo::says_anything);
+
+    // The headers' retry-after, else the wait Google's `RetryInfo` detail states.
+    let retry_after = retry_after_ms(head).or_else(|| info.as_ref().and_then(|i| i.retry_delay_ms));
+    let (code, message, body_id) = match &info {
+        Some(info) => {
+            let message = info.describe(provider, &format!("{} from the provider", status_line(status)));
+            let body_id = info.request_id.clone().or_else(|| info.id.clone());
+            (info.code(Some(status), retry_after), message, body_id)
+        }
+        None => {
+            let (haystack, message) = describe_unstructured(status, &text, parsed.is_some());
+            let code = code_for(&[], &haystack, Some(status));
+            (meaning::outlasting_rate_limit(code, &haystack, retry_after), message, None)
+        }
+    };
+    LlmFailure {
+        request_id: header_request_id(head, provider)
+            .or(body_id)
+            .or_else(|| request_id_in_text(&message)),
+        message,
+        code,
+        status: Some(status),
+        provider_retry_after_ms: retry_after,
+    }
+}
+
+/// Classify an error carried inside a 2xx stream or body: `value` is the JSON that holds it (a chat
+/// chunk `{"error": {...}}`, a Responses `response` with its `error`, a flat error object). The status
+/// is the one the error itself carries, if any; the request id comes from the body, else the 200's
+/// `x-request-id` (the id support needs), else the message. A 200's `retry-after` is not read: it does
+/// not describe this error.
+pub fn classify_in_band(value: &Value, head: &ResponseHead, provider: &Provider) -> LlmFailure {
+    let info = ErrorInfo::from_body(value);
+    let status = info.status;
+    let message = info.describe(provider, "the provider reported an error in the stream");
+    LlmFailure {
+        request_id: info
+            .request_id
+            .clone()
+            .or_else(|| header_request_id(head, provider))
+            .or_else(|| request_id_in_text(&message)),
+        code: info.code(status, None),
+        message,
+        status,
+        provider_retry_after_ms: None,
+    }
+}
+
+/// The request id from the first of the provider's request-id headers that has one.
+pub fn header_request_id(head: &ResponseHead, provider: &Provider) -> Option<String> {
+    provider
+        .request_id_headers
+        .iter()
+        .filter_map(|name| head.header(name))
+        .map(str::trim)
+        .find(|v| !v.is_empty())
+        .map(str::to_string)
+}
+
+/// What an error body says, whatever envelope the server uses.
+#[derive(Debug, Default)]
+struct ErrorInfo {
+    message: Option<String>,
+    /// Lower-cased machine labels: `type`, string `code`, string `status`, `error_type`.
+    labels: Vec<String>,
+    /// A status the error carries itself (`code: 429` on OpenRouter, `code: 400` on vLLM).
+    status: Option<u16>,
+    /// More provider wording to search, such as OpenRouter's upstream `metadata.raw`.
+    extra: String,
+    request_id: Option<String>,
+    /// A body `id`: only used for HTTP error bodies, since in a stream it is the completion's id.
+    id: Option<String>,
+    /// Google's `RetryInfo.retryDelay` ("26s", "20.04466179s"), in milliseconds.
+    retry_delay_ms: Option<u64>,
+}
+
+impl ErrorInfo {
+    fn from_body(body: &Value) -> ErrorInfo {
+        let mut info = ErrorInfo::default();
+        match body {
+            // Gemini's OpenAI layer has been seen answering `[{"error": {...}}]`.
+            Value::Array(items) => {
+                return items.first().map(ErrorInfo::from_body).unwrap_or_default();
+            }
+            Value::String(s) => info.message = non_empty(s).map(|m| clip(&m, MESSAGE_CHARS)),
+            Value::Object(o) => {
+                info.request_id = o.get("request_id").and_then(string_of);
+                info.id = o.get("id").and_then(string_of);
+                match o.get("error") {
+                    Some(Value::Object(e)) => {
+                        info.read_fields(e);
+                        if info.request_id.is_none() {
+                            info.request_id = e.get("request_id").and_then(string_of);
+                        }
+                    }
+                    // Ollama and TGI: `{"error": "text", "error_type": "..."}`.
+                    Some(Value::String(s)) => {
+                        info.message = non_empty(s).map(|m| clip(&m, MESSAGE_CHARS));
+                        info.read_labels(o);
+                    }
+                    // vLLM's `{"object": "error", "message": ...}`, FastAPI's `{"detail": ...}`.
+                    _ => info.read_fields(o),
+                }
+                // Another envelope (Cloudflare's `{"errors": [{"code", "message"}]}`, a `header`
+                // or `base_resp` beside the data): the first object inside that has a message is
+                // the error.
+                if info.message.is_none()
+                    && let Some(inner) = nested_error_object(body, 0)
+                {
+                    let (request_id, id) = (info.request_id.take(), info.id.take());
+                    info.read_fields(inner);
+                    info.request_id = request_id.or_else(|| inner.get("request_id").and_then(string_of));
+                    info.id = id;
+                }
+            }
+            _ => {}
+        }
+        info
+    }
+
+    fn read_fields(&mut self, e: &serde_json::Map<String, Value>) {
+        self.message = MESSAGE_KEYS
+            .iter()
+            .filter_map(|k| e.get(*k))
+            .find_map(|v| match v {
+                Value::String(s) => non_empty(s),
+                Value::Null => None,
+                other => Some(other.to_string()),
+            })
+            .map(|m| clip(&m, MESSAGE_CHARS));
+        self.read_labels(e);
+        // FastAPI's `{"detail": {"msg": ..., "type": "bad_input"}}`: the object is the error.
+        if let Some(detail) = e.get("detail").and_then(Value::as_object)
+            && detail.len() < 16
+        {
+            if let Some(m) = MESSAGE_KEYS.iter().find_map(|k| detail.get(*k).and_then(Value::as_str)).and_then(non_empty) {
+                self.message = Some(clip(&m, MESSAGE_CHARS));
+            }
+            self.read_labels(detail);
+        }
+        // Not `error_code`: Baidu's numbers (17, 110, 336003) are its own, not HTTP statuses.
+        for key in ["code", "status", "status_code"] {
+            if let Some(n) = e.get(key).and_then(Value::as_u64)
+                && (100..=599).contains(&n)
+                && self.status.is_none()
+            {
+                self.status = Some(n as u16);
+            }
+        }
+        // OpenRouter nests the upstream provider's own error text here.
+        if let Some(raw) = e.get("metadata").and_then(|m| m.get("raw")) {
+            self.extra = raw.as_str().map_or_else(|| raw.to_string(), str::to_string);
+        }
+        // A message for people beside the one for programs (EPAM AI DIAL: "Hit token rate limit.
+        // Minute limit: ..." and "You've exceeded your daily token limit"): both are the provider's
+        // words, and the second often says which budget ran out.
+        for key in ["display_message", "user_message"] {
+            if let Some(text) = e.get(key).and_then(Value::as_str) {
+                self.extra.push(' ');
+                self.extra.push_str(text);
+            }
+        }
+        // Azure's content filter: `innererror.code: ResponsibleAIPolicyViolation`.
+        if let Some(inner) = e.get("innererror").and_then(Value::as_object) {
+            self.read_labels(inner);
+        }
+        // Google's `details` (Gemini's API, also behind its OpenAI layer).
+        if let Some(details) = e.get("details").and_then(Value::as_array) {
+            for detail in details.iter().filter_map(Value::as_object) {
+                self.read_google_detail(detail);
+            }
+        }
+    }
+
+    /// One of Google's error details. Gemini words every exhausted quota alike ("You exceeded your
+    /// current quota, please check your plan and billing details"), per minute or per day: only the
+    /// quota that was hit says whether waiting helps. Its id or name saying per day, or a limit of
+    /// 0 (a model the plan has no quota for), becomes a quota label; per minute or per second, a
+    /// rate label. `RetryInfo.retryDelay` is the wait.
+    fn read_google_detail(&mut self, detail: &serde_json::Map<String, Value>) {
+        let mut quotas: Vec<(Option<&str>, Option<&str>)> = Vec::new();
+        // QuotaFailure: `violations[]` with `quotaId` and `quotaValue`.
+        for v in detail.get("violations").and_then(Value::as_array).into_iter().flatten() {
+            quotas.push((v.get("quotaId").and_then(Value::as_str), v.get("quotaValue").and_then(Value::as_str)));
+        }
+        // ErrorInfo: `metadata.quota_limit` and `metadata.quota_limit_value`.
+        if let Some(m) = detail.get("metadata").and_then(Value::as_object) {
+            quotas.push((m.get("quota_limit").and_then(Value::as_str), m.get("quota_limit_value").and_then(Value::as_str)));
+        }
+        for (id, value) in quotas {
+            let id = id.unwrap_or("").to_ascii_lowercase();
+            if value.is_some_and(|v| v.trim() == "0") {
+                self.labels.push("quota_limit_zero".into());
+            } else if id.contains("perday") || id.contains("perweek") || id.contains("permonth") {
+                self.labels.push("quota_per_day".into());
+            } else if id.contains("perminute") || id.contains("persecond") {
+                self.labels.push("quota_per_minute".into());
+            }
+        }
+        if let Some(delay) = detail.get("retryDelay").and_then(Value::as_str) {
+            self.retry_delay_ms = google_duration_ms(delay);
+        }
+    }
+
+    fn read_labels(&mut self, e: &serde_json::Map<String, Value>) {
+        for key in ["type", "code", "status", "error_type", "error_code", "errorCode", "reason"] {
+            if let Some(label) = e.get(key).and_then(Value::as_str) {
+                let label = label.trim().to_ascii_lowercase();
+                if !label.is_empty() && label != "error" {
+                    self.labels.push(label);
+                }
+            }
+        }
+    }
+
+    /// The provider's message (with the error's type, when the provider wants it named); `what`
+    /// says where the error came from when the provider gave no message.
+    fn describe(&self, provider: &Provider, what: &str) -> String {
+        let kind = self.labels.first();
+        match (&self.message, kind) {
+            (Some(m), Some(k)) if provider.type_in_message && !m.to_ascii_lowercase().contains(k.as_str()) => {
+                format!("{m} ({k})")
+            }
+            (Some(m), _) => m.clone(),
+            (None, _) if self.labels.is_empty() => format!("{what}, without an error message"),
+            (None, _) => format!("{what} ({}), without an error message", self.labels.join(", ")),
+        }
+    }
+
+    fn says_anything(&self) -> bool {
+        self.message.is_some() || !self.labels.is_empty() || self.status.is_some()
+    }
+
+    fn code(&self, status: Option<u16>, retry_after_ms: Option<u64>) -> FailureCode {
+        let haystack = normalize(&format!(
+            "{} {}",
+            self.message.as_deref().unwrap_or(""),
+            self.extra
+        ));
+        meaning::outlasting_rate_limit(code_for(&self.labels, &haystack, status), &haystack, retry_after_ms)
+    }
+}
+
+/// The keys an error's message goes by, in the order they are preferred.
+const MESSAGE_KEYS: &[&str] = &[
+    "message",
+    "msg",
+    "detail",
+    "error_description",
+    "error_message",
+    "error_msg",
+    "errorMessage",
+    "errmsg",
+    "status_msg",
+];
+
+/// The first object below `value` (breadth first, four levels at most) that carries a message
+/// under one of [`MESSAGE_KEYS`]: the error, in an envelope this adapter does not know by name.
+fn nested_error_object(value: &Value, depth: usize) -> Option<&serde_json::Map<String, Value>> {
+    if depth > 4 {
+        return None;
+    }
+    let children: Vec<&Value> = match value {
+        Value::Object(o) => o.values().collect(),
+        Value::Array(items) => items.iter().collect(),
+        _ => return None,
+    };
+    let has_message = |o: &&serde_json::Map<String, Value>| {
+        MESSAGE_KEYS.iter().any(|k| o.get(*k).and_then(Value::as_str).is_some_and(|m| !m.trim().is_empty()))
+    };
+    children
+        .iter()
+        .filter_map(|c| c.as_object())
+        .find(has_message)
+        .or_else(|| children.iter().find_map(|c| nested_error_object(c, depth + 1)))
+}
+
+/// The message and the searchable text of a body that is not a JSON error (`json`: it is JSON, in
+/// an envelope this adapter does not read and with no message inside, such as `{"success": false}`).
+fn describe_unstructured(status: u16, text: &str, json: bool) -> (String, String) {
+    let line = status_line(status);
+    if text.trim().is_empty() {
+        return (
+            String::new(),
+            format!("{line} from the provider, with an empty body"),
+        );
+    }
+    if looks_like_html(text) {
+        // A proxy's page: its words (scripts, footers) are not the provider's; only the status counts.
+        let what = html_title(text).unwrap_or_else(|| excerpt(text, QUOTE_CHARS));
+        return (
+            String::new(),
+            format!("{line} from the provider, with an HTML page: {what}"),
+        );
+    }
+    let quoted = excerpt(text, QUOTE_CHARS);
+    (
+        normalize(&quoted),
+        if json {
+            format!("{line} from the provider, with a JSON body in no error shape this adapter knows: {quoted}")
+        } else {
+            format!("{line} from the provider, with a non-JSON body: {quoted}")
+        },
+    )
+}
+
+/// The canonical code from labels, normalized wording and status (see the module comment).
+fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
+    let label = |pred: &dyn Fn(&str) -> bool| labels.iter().any(|l| pred(l));
+    let says = |patterns: &[&str]| patterns.iter().any(|p| text.contains(p));
+    // In band there is no status, but a label can say the same (Anthropic's `api_error`, "an
+    // unexpected error internal to Anthropic's systems").
+    let server_status = status.is_some_and(|s| s >= 500)
+        || (status.is_none() && label(&|l| SERVER_LABELS.contains(&l)));
+
+    // 1. Labels that name a meaning.
+    if label(&|l| CONTEXT_LABELS.contains(&l)) {
+        return codes::CONTEXT_WINDOW_EXCEEDED;
+    }
+    // A quota label: a known one, or one that says a quota is insufficient ("insufficient_user_quota").
+    // A quota merely "exceeded" can be per minute (Cerebras' `request_quota_exceeded`): the words decide.
+    if label(&|l| {
+        QUOTA_LABELS.contains(&l)
+            || (l.contains("quota") && (l.contains("insufficient") || l.contains("not_enough")))
+    }) {
+        return codes::QUOTA_EXCEEDED;
+    }
+    // A service behind the request failed ("Sensitive check error", "Web search error"), whatever the
+    // status: before the content and wording rules, which would read its subject.
+    if says(SERVICE_FAILURE_WORDING) {
+        return codes::SERVER_ERROR;
+    }
+    if label(&|l| {
+        l.contains("content_filter")
+            || l.contains("content_policy")
+            || l == "responsibleaipolicyviolation"
+    }) {
+        return codes::CONTENT_FILTER;
+    }
+    if label(&|l| {
+        l.contains("api_key")
+            || l.contains("authentication")
+            || l.contains("permission")
+            || l == "unauthenticated"
+            || l == "unauthorized"
+    }) {
+        // Refused because money or a quota ran out ("Access forbidden: api key quota exceeded,
+        // daily_limit_amount=100", type `permission_error`): waiting will not help, paying will.
+        if meaning::says_quota_exhausted(text) {
+            return codes::QUOTA_EXCEEDED;
+        }
+        return codes::AUTH;
+    }
+    if label(&|l| l.contains("overloaded")) {
+        return codes::OVERLOADED;
+    }
+    if label(&|l| l.contains("rate_limit") || RATE_LABELS.contains(&l)) {
+        // A rate label is often a relay's or a compatible route's catch-all for its 429s (Z.ai's
+        // Anthropic route, Kimi for Coding): words that name another meaning outrank it.
+        if !label(&|l| l == "quota_per_minute") {
+            // A plan's usage cap (MiniMax's `rate_limit_error`: "5-hour usage limit reached ...
+            // resets at ..."), money run out ("Insufficient balance ... Please recharge."), a plan
+            // without the model, a daily limit used up: waiting a retry's worth will not cure it. A stated wait under an
+            // hour keeps it a rate.
+            if meaning::says_usage_cap(text) || meaning::says_allowance_spent(text) {
+                return codes::QUOTA_EXCEEDED;
+            }
+            // The servers full, not the account over its rate ("The engine is currently
+            // overloaded, please try again later").
+            if meaning::says_overloaded(text) && !says(RATE_WORDING) {
+                return codes::OVERLOADED;
+            }
+        }
+        return codes::RATE_LIMITED;
+    }
+    if label(&|l| l.contains("timeout") || l == "deadline_exceeded") {
+        return codes::TIMEOUT;
+    }
+
+    // 2. Wording. Per-minute budgets are rate limits even when they mention tokens ("Request too
+    // large for gpt-4o ... on tokens per min"): waiting helps, compaction is not needed.
+    let rate_wording = says(RATE_WORDING);
+    if meaning::says_quota_exhausted(text) {
+        return codes::QUOTA_EXCEEDED;
+    }
+    if says(CONTENT_WORDING) || says_sensitive(text) {
+        return codes::CONTENT_FILTER;
+    }
+    if says(AUTH_WORDING)
+        || says_credential_invalid(text)
+        || says_client_refused(text)
+        || (says(ACCESS_WORDING) && !says(&["not found", "does not exist", "not exist"]))
+    {
+        return codes::AUTH;
+    }
+    // A gateway with no route for the model (one-api and new-api: "no available channel for model
+    // ... under group default", "无可用渠道"): the model is not offered there, whatever the status.
+    if says(&["no available channel", "no channel available", "无可用渠道"]) {
+        return codes::INVALID_REQUEST;
+    }
+    // The model's process died, whatever status the server put on it (LM Studio: 400 "The model
+    // has crashed without additional information").
+    if says(&["has crashed", "model crashed", "process crashed"]) {
+        return codes::SERVER_ERROR;
+    }
+    // A 5xx keeps its status's meaning: a 500 whose text says "Overloaded" is a server error (see the
+    // fixture anthropic-500-api-error-overloaded); a 429 or an in-band error saying so is overload.
+    if !server_status && meaning::says_overloaded(text) {
+        return codes::OVERLOADED;
+    }
+    if rate_wording {
+        return codes::RATE_LIMITED;
+    }
+    // A 429 is about throughput ("Too many tokens, please wait"), never one request's length.
+    if status != Some(429) && meaning::says_context_overflow(text) {
+        return codes::CONTEXT_WINDOW_EXCEEDED;
+    }
+    if (status.is_none() || server_status)
+        && (says(&["timeout", "deadline exceeded"]) || meaning::says_too_slow(text))
+    {
+        return codes::TIMEOUT;
+    }
+    // The request itself could not be read or did not validate, whatever the status (FastChat's
+    // 500 "1 validation error for Request", KoboldCpp's 500 "Error parsing input." typed `bad_input`).
+    if label(&|l| l == "bad_input" || l.contains("validation")) || says(INPUT_REJECTED_WORDING) {
+        return codes::INVALID_REQUEST;
+    }
+
+    // 3. Status.
+    if let Some(status) = status {
+        return match status {
+            401 | 403 => codes::AUTH,
+            402 => codes::QUOTA_EXCEEDED,
+            408 => codes::TIMEOUT,
+            // Payload Too Large, with nothing said of a per-minute budget (that is a rate limit,
+            // decided above): the request itself is too big, and only a smaller one can succeed.
+            413 => codes::CONTEXT_WINDOW_EXCEEDED,
+            429 => codes::RATE_LIMITED,
+            503 | 529 => codes::OVERLOADED,
+            // 504 (and Cloudflare's 524) mean a gateway gave up waiting for the model: the same
+            // event as our own watchdog's expiry, so TIMEOUT, not SERVER_ERROR. Both are retryable;
+            // TIMEOUT tells the user the request was slow rather than broken.
+            504 | 524 => codes::TIMEOUT,
+            500..=599 => codes::SERVER_ERROR,
+            // 3xx: a redirect the host would not follow means a wrong base URL; retrying won't help.
+            300..=499 => codes::INVALID_REQUEST,
+            _ => codes::SERVER_ERROR,
+        };
+    }
+
+    // 4. In band, without a status: generic labels, a request found wrong by its words
+    // (Baidu's 200s: "the length of messages must be an odd number", "function_call's name can't be
+    // blank", "Unsupported openapi method"), else a server-side failure.
+    if label(&|l| {
+        l.starts_with("invalid")
+            || l.contains("bad_request")
+            || l.contains("badrequest")
+            || l.contains("not_found")
+    }) || says(VALIDATION_WORDING)
+    {
+        return codes::INVALID_REQUEST;
+    }
+    codes::SERVER_ERROR
+}
+
+/// "Sensitive" said of the request ("Sensitive chat messages"), not of letter case.
+fn says_sensitive(text: &str) -> bool {
+    let text = text.replace("case sensitive", "").replace("case-sensitive", "");
+    meaning::words(&text).contains(&"sensitive")
+}
+
+/// A credential named with what is wrong with it ("Access token invalid or no longer valid",
+/// "the api key has been revoked"), within two words either way.
+fn says_credential_invalid(text: &str) -> bool {
+    const CREDENTIALS: &[&str] = &["token", "apikey", "api_key", "accesskey", "credential", "credentials"];
+    const WRONG: &[&str] = &["invalid", "expired", "revoked", "incorrect", "wrong", "missing", "disabled"];
+    let text = text.replace("api key", "apikey").replace("access key", "accesskey");
+    let words = meaning::words(&text);
+    words.iter().enumerate().any(|(i, w)| {
+        CREDENTIALS.contains(w)
+            && meaning::around(&words, i, 2).iter().any(|n| WRONG.contains(n))
+    })
+}
+
+/// The caller refused for who it is, not for what it asked: "this group only allows Claude Code
+/// clients", "only available to enterprise accounts". The one allowed is named within three words
+/// as a client, user, account, key or app; a value that "only allows" a range is a parameter.
+fn says_client_refused(text: &str) -> bool {
+    const ONLY: &[&str] = &["only allows", "only allowed", "only available to", "only accessible to", "only open to"];
+    const WHO: &[&str] = &[
+        "client", "clients", "user", "users", "account", "accounts", "key", "keys", "app", "apps",
+        "customer", "customers",
+    ];
+    ONLY.iter().any(|only| {
+        text.match_indices(only).any(|(at, _)| {
+            let after = &text[at + only.len()..];
+            meaning::words(after).iter().take(4).any(|w| WHO.contains(w))
+        })
+    })
+}
+
+const CONTEXT_LABELS: &[&str] = &[
+    "context_length_exceeded",
+    "context_window_exceeded",
+    "exceed_context_size_error", // llama.cpp
+    "model_context_window_exceeded",
+    "request_too_large", // Anthropic: the request over the API's size limit
+];
+const QUOTA_LABELS: &[&str] = &[
+    "insufficient_quota",
+    "exceeded_current_quota_error", // Moonshot
+    "billing_hard_limit_reached",
+    "billing_not_active",
+    "budget_exceeded", // LiteLLM proxy: a key's or a team's budget
+    "billing_error",   // Anthropic
+    "insufficient_balance",
+    "insufficient_credits",
+    "payment_required",
+    "arrearage", // Alibaba DashScope: an unpaid bill
+    // Google's quota details (see `read_google_detail`).
+    "quota_per_day",
+    "quota_limit_zero",
+];
+/// Labels that name a failure of the provider's own, as a 5xx status does.
+const SERVER_LABELS: &[&str] = &["api_error", "server_error", "internal_error", "internal_server_error"];
+/// OpenAI's 429 `type` is the exhausted budget: `tokens` or `requests`.
+const RATE_LABELS: &[&str] = &[
+    "tokens",
+    "requests",
+    "resource_exhausted",
+    "too_many_requests",
+    "quota_per_minute",
+];
+
+/// The request could not be read or did not validate.
+const INPUT_REJECTED_WORDING: &[&str] = &[
+    "validation error",
+    "parsing input",
+    "parse input",
+    "parsing the input",
+    "parsing request",
+    "parsing the request",
+    "parse the request",
+];
+/// A service the provider runs behind the request failed: a server-side failure under any status.
+/// A server down for maintenance or without a model loaded is one too.
+const SERVICE_FAILURE_WORDING: &[&str] = &[
+    "under maintenance",
+    "for maintenance",
+    // A server not set up to serve ("Service is not available" from llama-cpp-python when no model
+    // is set up), not one too busy, which says "unavailable" or "overloaded".
+    "service is not available",
+    "no model loaded",
+    "no models are",
+    "no model is loaded",
+    "model not loaded",
+    "model is not loaded",
+    "was unloaded",
+    "network error",
+    "check error",
+    "search error",
+    "internal error",
+    "internal server error",
+    "upstream error",
+    "backend error",
+];
+/// An in-band error that says what is wrong with the request.
+const VALIDATION_WORDING: &[&str] = &[
+    "must be",
+    "can't be blank",
+    "cannot be blank",
+    "can't be empty",
+    "cannot be empty",
+    "is required",
+    "unsupported",
+    "not supported",
+    "invalid",
+    "malformed",
+];
+const CONTENT_WORDING: &[&str] = &[
+    "content management policy",
+    "content policy",
+    "content_policy",
+    "content filter",
+    "content_filter",
+    "safety system",
+    "input was flagged",
+    "was flagged by",
+    // MiniMax: "input new_sensitive (1026)"; Chinese providers: "sensitive content" (敏感).
+    "new_sensitive",
+    "sensitive content",
+    "sensitive words",
+    "敏感",
+];
+const AUTH_WORDING: &[&str] = &[
+    "incorrect api key",
+    "invalid api key",
+    "invalid_api_key",
+    "api key not valid",
+    "no api key provided",
+    "didn't provide an api key",
+    "missing api key",
+    "invalid authentication",
+    "authentication failed",
+    "authentication required",
+    "unauthorized",
+    "unauthenticated",
+    "invalid credentials",
+    "invalid token",
+    "invalid access token",
+    "token expired",
+    "token has expired",
+    "api key is invalid",
+    "api key not found",
+    "permission denied",
+    "access denied",
+    "not authorized",
+    // iFlytek's error names run together: "AppIdNoAuthError".
+    "noauth",
+    // Chinese: "authentication failed", "the API key is invalid".
+    "鉴权失败",
+    "认证失败",
+    "身份验证失败",
+    "api key 无效",
+    "apikey 无效",
+];
+/// An account or project without the right to what it asked for: "Project ... is not allowed to
+/// use Publisher Model ...", "you do not have access to this model". A parameter that "is not
+/// allowed" is an invalid request, so the use or access is named; and "does not exist or you do
+/// not have access to it" is a wrong model name first (see `code_for`).
+const ACCESS_WORDING: &[&str] = &[
+    "no permission",
+    "not allowed to use",
+    "not allowed to access",
+    "not permitted to use",
+    "not permitted to access",
+    "do not have access",
+    "does not have access",
+    "don't have access",
+    "doesn't have access",
+    "not have permission",
+];
+const RATE_WORDING: &[&str] = &[
+    "rate limit",
+    "rate_limit",
+    "ratelimit",
+    "too many requests",
+    "tokens per min",
+    "requests per min",
+    "per minute",
+    "throttl",
+    "slow down",
+    // Queries per second, also inside iFlytek's "AppIdQpsOverFlowError".
+    "qps",
+    "too many concurrent",
+    "concurrency limit",
+    // Chinese: "requests too frequent", "rate limit", "throttled".
+    "请求过于频繁",
+    "请求频率",
+    "速率限制",
+    "限流",
+];
+
+/// A protobuf JSON duration, "26s" or "20.04466179s", in milliseconds (rounded).
+fn google_duration_ms(text: &str) -> Option<u64> {
+    let seconds: f64 = text.trim().strip_suffix('s')?.parse().ok()?;
+    (seconds.is_finite() && seconds >= 0.0).then(|| (seconds * 1000.0).round() as u64)
+}
+
+fn string_of(v: &Value) -> Option<String> {
+    v.as_str().and_then(non_empty)
+}
+
+fn non_empty(s: &str) -> Option<String> {
+    (!s.trim().is_empty()).then(|| s.to_string())
+}
