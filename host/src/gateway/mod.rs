@@ -22,6 +22,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod auth;
+pub mod memory;
 pub mod metrics;
 pub mod routes;
 pub mod status;
@@ -44,7 +45,7 @@ use axum::routing::{get, post};
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::{Semaphore, mpsc};
@@ -72,6 +73,8 @@ pub struct Gateway {
     /// The abort signals of requests in flight, cut when a drain runs out of time.
     in_flight: Mutex<HashMap<String, AbortSignal>>,
     draining: AtomicBool,
+    /// Requests answered since the start, however they ended (see `memory`).
+    answered: AtomicU64,
     pub metrics: metrics::Metrics,
 }
 
@@ -123,6 +126,7 @@ impl Gateway {
             running: Mutex::new(HashSet::new()),
             in_flight: Mutex::new(HashMap::new()),
             draining: AtomicBool::new(false),
+            answered: AtomicU64::new(0),
             metrics: metrics::Metrics::default(),
         }))
     }
@@ -202,6 +206,16 @@ impl Gateway {
         self.draining.store(true, Ordering::SeqCst);
     }
 
+    /// Requests answered since the start.
+    pub fn answered(&self) -> u64 {
+        self.answered.load(Ordering::Relaxed)
+    }
+
+    /// Sessions being answered now.
+    pub fn running_count(&self) -> usize {
+        self.running.lock().expect("running lock").len()
+    }
+
     /// Aborts every request still in flight (their sessions log ABORTED).
     pub fn cut_in_flight(&self) {
         for signal in self.in_flight.lock().expect("in-flight lock").values() {
@@ -227,6 +241,8 @@ pub async fn serve(config: Config, sessions_dir: &std::path::Path, options: Serv
     let local = listener.local_addr()?;
     ready(local);
     let router = gateway.router();
+    // Memory a burst freed goes back to the system once the gateway is idle again.
+    let trimming = tokio::spawn(memory::trim_when_idle(gateway.clone()));
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let header_timeout = Duration::from_millis(gateway.config.header_read_timeout_ms);
     let mut shutdown = std::pin::pin!(shutdown_signal());
@@ -248,6 +264,7 @@ pub async fn serve(config: Config, sessions_dir: &std::path::Path, options: Serv
         }
     }
     drop(listener);
+    trimming.abort();
     gateway.start_drain();
     let drain = Duration::from_millis(gateway.config.drain_timeout_ms);
     eprintln!("draining: {} request(s) in flight, up to {} ms", gateway.in_flight.lock().expect("lock").len(), drain.as_millis());
@@ -423,6 +440,7 @@ impl Drop for Running {
         self.gw.running.lock().expect("running lock").remove(&self.id);
         self.gw.in_flight.lock().expect("in-flight lock").remove(&self.id);
         self.gw.metrics.in_flight.dec();
+        self.gw.answered.fetch_add(1, Ordering::Relaxed);
     }
 }
 
