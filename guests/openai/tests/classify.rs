@@ -594,3 +594,27 @@ fn words_naming_another_meaning_outrank_a_rate_label_plans_sizes_and_refused_cli
         assert_eq!(code(status, body), want, "{body}");
     }
 }
+
+#[test]
+fn a_status_named_internal_guardrails_comparisons_a_failed_dependency_and_aws_message_keys() {
+    for (status, body, want) in [
+        // gRPC's and absl's status name for a server-side failure, under any status.
+        (400, r#"{"error":"Mediapipe execution failed. MP status - INTERNAL: graph run failed"}"#, "SERVER_ERROR"),
+        (400, r#"{"error":"status field must be one of internal, external"}"#, "INVALID_REQUEST"),
+        // A guardrail is a policy filter; a parameter named after one is not.
+        (446, r#"{"error":{"message":"The guardrail checks defined in the config failed."}}"#, "CONTENT_FILTER"),
+        (400, r#"{"error":{"message":"guardrailConfig is not supported for this model"}}"#, "INVALID_REQUEST"),
+        // A token count compared with ">" or bounded by "must have less than".
+        (417, r#"{"error":"the input prompt token len 9000 + max_new_tokens 1024 > 8192"}"#, "CONTEXT_WINDOW_EXCEEDED"),
+        (422, r#"{"error":"Input validation error: `inputs` must have less than 1000 tokens. Given: 1413","error_type":"validation"}"#, "CONTEXT_WINDOW_EXCEEDED"),
+        (400, r#"{"error":{"message":"max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens"}}"#, "INVALID_REQUEST"),
+        // Failed Dependency: the model behind the endpoint failed; AWS's `Message` is read.
+        (424, r#"{"OriginalStatusCode": 0, "Message": "Received server error (0) from model with message \"could not get a response from the endpoint\""}"#, "SERVER_ERROR"),
+        (424, r#"{"OriginalStatusCode": 500, "Message": "the model container stopped"}"#, "SERVER_ERROR"),
+        (400, r#"{"Message": "Missing Authentication Token"}"#, "AUTH"),
+    ] {
+        assert_eq!(code(status, body), want, "{body}");
+    }
+    let aws = classify_failure(&common::head(400, &[]), br#"{"Message": "Missing Authentication Token"}"#);
+    assert_eq!(aws.message, "Missing Authentication Token");
+}

@@ -174,7 +174,7 @@ impl ErrorInfo {
     fn read_fields(&mut self, e: &serde_json::Map<String, Value>) {
         self.message = MESSAGE_KEYS
             .iter()
-            .filter_map(|k| e.get(*k))
+            .filter_map(|k| field(e, k))
             .find_map(|v| match v {
                 Value::String(s) => non_empty(s),
                 Value::Null => None,
@@ -186,7 +186,7 @@ impl ErrorInfo {
         if let Some(detail) = e.get("detail").and_then(Value::as_object)
             && detail.len() < 16
         {
-            if let Some(m) = MESSAGE_KEYS.iter().find_map(|k| detail.get(*k).and_then(Value::as_str)).and_then(non_empty) {
+            if let Some(m) = MESSAGE_KEYS.iter().find_map(|k| field(detail, k).and_then(Value::as_str)).and_then(non_empty) {
                 self.message = Some(clip(&m, MESSAGE_CHARS));
             }
             self.read_labels(detail);
@@ -294,6 +294,12 @@ impl ErrorInfo {
     }
 }
 
+/// The value under `key`, else under the same key in another letter case: AWS's services write
+/// `Message` (SageMaker's `{"OriginalStatusCode", "OriginalMessage", "Message"}`).
+fn field<'a>(map: &'a serde_json::Map<String, Value>, key: &str) -> Option<&'a Value> {
+    map.get(key).or_else(|| map.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v))
+}
+
 /// The keys an error's message goes by, in the order they are preferred.
 const MESSAGE_KEYS: &[&str] = &[
     "message",
@@ -319,7 +325,7 @@ fn nested_error_object(value: &Value, depth: usize) -> Option<&serde_json::Map<S
         _ => return None,
     };
     let has_message = |o: &&serde_json::Map<String, Value>| {
-        MESSAGE_KEYS.iter().any(|k| o.get(*k).and_then(Value::as_str).is_some_and(|m| !m.trim().is_empty()))
+        MESSAGE_KEYS.iter().any(|k| field(o, k).and_then(Value::as_str).is_some_and(|m| !m.trim().is_empty()))
     };
     children
         .iter()
@@ -380,7 +386,7 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     }
     // A service behind the request failed ("Sensitive check error", "Web search error"), whatever the
     // status: before the content and wording rules, which would read its subject.
-    if says(SERVICE_FAILURE_WORDING) {
+    if says(SERVICE_FAILURE_WORDING) || says_status_internal(text) {
         return codes::SERVER_ERROR;
     }
     if label(&|l| {
@@ -436,7 +442,8 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     if meaning::says_quota_exhausted(text) {
         return codes::QUOTA_EXCEEDED;
     }
-    if says(CONTENT_WORDING) || says_sensitive(text) {
+    // A guardrail (Portkey's, Bedrock's, NeMo's) is a policy check on what goes in or comes out.
+    if says(CONTENT_WORDING) || says_sensitive(text) || meaning::words(text).iter().any(|w| *w == "guardrail" || *w == "guardrails") {
         return codes::CONTENT_FILTER;
     }
     if says(AUTH_WORDING)
@@ -489,6 +496,9 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
             // decided above): the request itself is too big, and only a smaller one can succeed.
             413 => codes::CONTEXT_WINDOW_EXCEEDED,
             429 => codes::RATE_LIMITED,
+            // Failed Dependency: what the request depended on failed (SageMaker: the model's
+            // container behind the endpoint). The provider's side, unless the words said otherwise.
+            424 => codes::SERVER_ERROR,
             503 | 529 => codes::OVERLOADED,
             // 504 (and Cloudflare's 524) mean a gateway gave up waiting for the model: the same
             // event as our own watchdog's expiry, so TIMEOUT, not SERVER_ERROR. Both are retryable;
@@ -514,6 +524,16 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
         return codes::INVALID_REQUEST;
     }
     codes::SERVER_ERROR
+}
+
+/// A status named INTERNAL (gRPC's and absl's name for a server-side failure, as servers built on
+/// them report it: "MP status - INTERNAL: CalculatorGraph::Run() failed", "StatusCode.INTERNAL").
+fn says_status_internal(text: &str) -> bool {
+    let words = meaning::words(text);
+    words.iter().enumerate().any(|(i, w)| {
+        matches!(*w, "status" | "statuscode" | "status_code")
+            && words[i + 1..].iter().take(2).any(|n| *n == "internal")
+    })
 }
 
 /// "Sensitive" said of the request ("Sensitive chat messages"), not of letter case.
@@ -616,6 +636,8 @@ const SERVICE_FAILURE_WORDING: &[&str] = &[
     "internal server error",
     "upstream error",
     "backend error",
+    // "Received server error (0) from model with message ...": said of the server, in any envelope.
+    "server error",
 ];
 /// An in-band error that says what is wrong with the request.
 const VALIDATION_WORDING: &[&str] = &[

@@ -125,6 +125,11 @@ fn says_token_count_over_a_limit(text: &str) -> bool {
         // "too many tokens in the prompt": the input named (a throughput budget's "Too many
         // tokens, please wait" is not, and says to wait).
         "too many",
+        // A comparison written out: "the input prompt token len 9000 + max_new_tokens 1024 > 8192";
+        // TGI's "`inputs` must have less than 1000 tokens. Given: 1413".
+        " > ",
+        "must have less than",
+        "must be less than",
         "more than",
         "greater than",
         "larger than",
