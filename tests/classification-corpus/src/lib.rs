@@ -98,6 +98,13 @@ fn completion_outcome(body: &[u8]) -> (String, String) {
     if let Some(failure) = &finish.failure {
         return (failure.code.as_str().to_string(), failure.message.clone());
     }
+    // As host/src/attempt.rs (`Assembly`) concludes: a content-filter finish is CONTENT_FILTER, and
+    // a provider's abort a server error, whatever was output before.
+    match finish.kind {
+        FinishKind::ContentFilter => return ("CONTENT_FILTER".into(), "a content-filter finish".into()),
+        FinishKind::Aborted => return ("SERVER_ERROR".into(), "the provider aborted the generation".into()),
+        _ => {}
+    }
     let has_output = chunks.iter().any(|c| match c {
         Chunk::Text(t) | Chunk::Reasoning(t) => !t.trim().is_empty(),
         Chunk::ToolCall(_) => true,
