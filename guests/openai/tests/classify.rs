@@ -618,3 +618,12 @@ fn a_status_named_internal_guardrails_comparisons_a_failed_dependency_and_aws_me
     let aws = classify_failure(&common::head(400, &[]), br#"{"Message": "Missing Authentication Token"}"#);
     assert_eq!(aws.message, "Missing Authentication Token");
 }
+
+#[test]
+fn in_band_overload_under_openais_server_error_is_overload_but_not_under_anthropics_api_error() {
+    let head = common::head(200, &[]);
+    let openai: serde_json::Value = serde_json::json!({"error": {"message": "That model is currently overloaded with other requests.", "type": "server_error", "code": null}});
+    assert_eq!(dsh_guest_openai::classify_in_band(&openai, &head).code, "OVERLOADED");
+    let anthropic: serde_json::Value = serde_json::json!({"type": "error", "error": {"type": "api_error", "message": "Overloaded"}});
+    assert_eq!(dsh_guest_openai::classify_in_band(&anthropic, &head).code, "SERVER_ERROR");
+}

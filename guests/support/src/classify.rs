@@ -594,8 +594,11 @@ const QUOTA_LABELS: &[&str] = &[
     "quota_per_day",
     "quota_limit_zero",
 ];
-/// Labels that name a failure of the provider's own, as a 5xx status does.
-const SERVER_LABELS: &[&str] = &["api_error", "server_error", "internal_error", "internal_server_error"];
+/// Labels that name a failure of the provider's own, as a 5xx status does, from a provider with a
+/// label of its own for overload: Anthropic's `api_error` beside its `overloaded_error`. Not
+/// OpenAI's `server_error`, which is all OpenAI has for "That model is currently overloaded with
+/// other requests" in a stream.
+const SERVER_LABELS: &[&str] = &["api_error"];
 /// OpenAI's 429 `type` is the exhausted budget: `tokens` or `requests`.
 const RATE_LABELS: &[&str] = &[
     "tokens",
