@@ -620,6 +620,34 @@ fn a_status_named_internal_guardrails_comparisons_a_failed_dependency_and_aws_me
 }
 
 #[test]
+fn an_accounts_capacity_offers_ended_shut_off_accounts_refused_credential_kinds_and_models_not_offered() {
+    for (status, body, want) in [
+        // "Your capacity" is the account's allowance; its stated reset tells quota from rate.
+        (429, r#"{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","message":"You have exhausted your capacity on this model. Your quota will reset after 161h39m41s."}}"#, "QUOTA_EXCEEDED"),
+        (429, r#"{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","message":"You have exhausted your capacity on this model. Your quota will reset after 30s."}}"#, "RATE_LIMITED"),
+        // ... while the servers' capacity is overload.
+        (429, r#"{"error":{"message":"The model is at capacity, please retry later"}}"#, "OVERLOADED"),
+        // A free offer over: paying is what helps.
+        (401, r#"{"error":{"message":"Free promotion has ended for this model. You can continue using it by subscribing."}}"#, "QUOTA_EXCEEDED"),
+        (403, r#"{"error":{"message":"Your free trial has expired"}}"#, "QUOTA_EXCEEDED"),
+        // An account shut off is AUTH, unless a bill run out is named.
+        (403, r#"{"error":"This billing account is suspended."}"#, "AUTH"),
+        (403, r#"{"error":{"message":"Your organization has been deactivated"}}"#, "AUTH"),
+        (412, r#"{"error":{"message":"Account x is suspended, possibly due to reaching the monthly spending limit"}}"#, "QUOTA_EXCEEDED"),
+        (403, r#"{"error":{"message":"Your account is suspended due to insufficient balance, please recharge"}}"#, "QUOTA_EXCEEDED"),
+        // A kind of credential the endpoint does not take.
+        (400, "bad request: Personal Access Tokens are not supported for this endpoint", "AUTH"),
+        (400, r#"{"error":{"message":"special tokens are not supported in the prompt"}}"#, "INVALID_REQUEST"),
+        // A model the server does not offer, whatever the status.
+        (401, r#"{"type":"error","error":{"type":"ModelError","message":"Model gpt-4-turbo-preview is not supported"}}"#, "INVALID_REQUEST"),
+        (403, r#"{"error":{"message":"unknown model: claude-9"}}"#, "INVALID_REQUEST"),
+        (401, r#"{"error":{"message":"Invalid API key: key not found"}}"#, "AUTH"),
+    ] {
+        assert_eq!(code(status, body), want, "{body}");
+    }
+}
+
+#[test]
 fn in_band_overload_under_openais_server_error_is_overload_but_not_under_anthropics_api_error() {
     let head = common::head(200, &[]);
     let openai: serde_json::Value = serde_json::json!({"error": {"message": "That model is currently overloaded with other requests.", "type": "server_error", "code": null}});

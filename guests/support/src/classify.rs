@@ -439,6 +439,16 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     // 2. Wording. Per-minute budgets are rate limits even when they mention tokens ("Request too
     // large for gpt-4o ... on tokens per min"): waiting helps, compaction is not needed.
     let rate_wording = says(RATE_WORDING);
+    // An account shut off ("This billing account is suspended"): someone must restore it, whatever
+    // its bill says; only a balance named as run out makes it the money's (below).
+    if says_account_shut_off(text)
+        && !says(&[
+            "insufficient", "recharge", "balance", "top up", "arrear", "spending limit", "spend limit", "invoice",
+            "credit", "余额", "欠费",
+        ])
+    {
+        return codes::AUTH;
+    }
     if meaning::says_quota_exhausted(text) {
         return codes::QUOTA_EXCEEDED;
     }
@@ -448,10 +458,16 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     }
     if says(AUTH_WORDING)
         || says_credential_invalid(text)
+        || says_credential_kind_refused(text)
         || says_client_refused(text)
         || (says(ACCESS_WORDING) && !says(&["not found", "does not exist", "not exist"]))
     {
         return codes::AUTH;
+    }
+    // A model the server does not offer ("Model gpt-4-turbo-preview is not supported"), whatever
+    // the status (OpenCode Zen answers it with a 401).
+    if says_model_not_offered(text) {
+        return codes::INVALID_REQUEST;
     }
     // A gateway with no route for the model (one-api and new-api: "no available channel for model
     // ... under group default", "无可用渠道"): the model is not offered there, whatever the status.
@@ -552,6 +568,49 @@ fn says_credential_invalid(text: &str) -> bool {
     words.iter().enumerate().any(|(i, w)| {
         CREDENTIALS.contains(w)
             && meaning::around(&words, i, 2).iter().any(|n| WRONG.contains(n))
+    })
+}
+
+/// An account suspended, deactivated, disabled or banned, named as such within three words.
+fn says_account_shut_off(text: &str) -> bool {
+    const SHUT: &[&str] = &["suspended", "deactivated", "disabled", "banned", "terminated", "blocked"];
+    let words = meaning::words(text);
+    words.iter().enumerate().any(|(i, w)| {
+        matches!(*w, "account" | "organization" | "organisation")
+            && meaning::around(&words, i, 3).iter().any(|n| SHUT.contains(n))
+    })
+}
+
+/// A kind of credential the endpoint does not take ("Personal Access Tokens are not supported for
+/// this endpoint", "API keys are not accepted here"): the credential is wrong, not the request.
+fn says_credential_kind_refused(text: &str) -> bool {
+    const KINDS: &[&str] = &[
+        "access token", "api key", "apikey", "user token", "oauth token", "bearer token", "session token",
+    ];
+    const REFUSED: &[&str] = &["not supported", "unsupported", "not accepted", "not allowed", "not valid for"];
+    KINDS.iter().any(|kind| {
+        text.match_indices(kind).any(|(at, _)| {
+            let after: String = text[at + kind.len()..].chars().take(40).collect();
+            REFUSED.iter().any(|r| after.contains(r))
+        })
+    })
+}
+
+/// A model the server does not offer: "model" and its name (up to 64 characters: names such as
+/// `gpt-4-turbo-preview` are many words) before "is not supported", "not found" or "does not
+/// exist", or "unknown model" / "no such model". An access refusal worded beside it ("does not
+/// exist or you do not have access to it") is read earlier.
+fn says_model_not_offered(text: &str) -> bool {
+    if ["unknown model", "no such model", "model not found", "model_not_found"].iter().any(|p| text.contains(p)) {
+        return true;
+    }
+    const NOT_OFFERED: &[&str] = &["is not supported", "not found", "does not exist"];
+    NOT_OFFERED.iter().any(|phrase| {
+        text.match_indices(phrase).any(|(at, _)| {
+            let before = &text[..at];
+            let from = before.char_indices().rev().nth(63).map_or(0, |(i, _)| i);
+            meaning::words(&before[from..]).contains(&"model")
+        })
     })
 }
 

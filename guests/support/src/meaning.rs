@@ -173,12 +173,14 @@ pub fn around<'a>(words: &'a [&'a str], i: usize, reach: usize) -> &'a [&'a str]
 
 /// Whether the wording says the provider's servers are full, whatever the status: overloaded,
 /// busy, at or out of capacity, under high demand. Capacity named with tokens or a context ("the
-/// model's capacity of 4096 tokens") is a length, not servers.
+/// model's capacity of 4096 tokens") is a length, not servers; "your capacity" is the account's
+/// allowance ("You have exhausted your capacity on this model. Your quota will reset after ...").
 pub fn says_overloaded(text: &str) -> bool {
     OVERLOAD_WORDING.iter().any(|p| text.contains(p))
         // "Model busy, retry later", "system busy": servers, whoever is busy.
         || words(text).contains(&"busy")
         || (text.contains("capacity")
+            && !text.contains("your capacity")
             && !["token", "context", "length"].iter().any(|p| text.contains(p)))
 }
 
@@ -203,7 +205,7 @@ pub fn says_quota_exhausted(text: &str) -> bool {
     if lifts_soon {
         return false;
     }
-    if says(MONEY) || says(USAGE_LIMITS) || says_quota_ran_out(text) || says_plan_lacks(text) {
+    if says(MONEY) || says(OFFER_ENDED) || says(USAGE_LIMITS) || says_quota_ran_out(text) || says_plan_lacks(text) {
         return true;
     }
     // A budget of a day or longer, unless it is per minute as well.
@@ -221,6 +223,7 @@ pub fn says_allowance_spent(text: &str) -> bool {
     let says = |patterns: &[&str]| patterns.iter().any(|p| text.contains(p));
     retry_horizon_ms(text).is_none_or(|ms| ms >= QUOTA_HORIZON_MS)
         && (says(MONEY)
+            || says(OFFER_ENDED)
             || says_plan_lacks(text)
             || says_used_up(text)
             || (says(LONG_BUDGETS) && !says(SHORT_BUDGETS)))
@@ -229,6 +232,8 @@ pub fn says_allowance_spent(text: &str) -> bool {
 /// An allowance, a limit or a quota named as used up: "daily allowance used up", "quota exhausted",
 /// "api key 日限额已用完" (the key's daily limit is used up). One per minute or second is a rate.
 fn says_used_up(text: &str) -> bool {
+    // "You have exhausted your capacity on this model": the account's capacity is its allowance.
+    let text = &text.replace("your capacity", "your allowance");
     const WHAT: &[&str] = &["allowance", "limit", "quota", "credits", "tokens"];
     const SPENT: &[&str] = &["used up", "exhausted", "depleted", "spent", "run out", "ran out"];
     let english = SPENT.iter().any(|spent| {
@@ -510,6 +515,20 @@ const MONEY: &[&str] = &[
     "余额不足",
     "欠费",
     "请充值",
+];
+/// A free offer over, or a subscription asked for to go on: paying, not waiting, is what helps.
+const OFFER_ENDED: &[&str] = &[
+    "promotion has ended",
+    "promotion ended",
+    "free tier has ended",
+    "trial has ended",
+    "trial ended",
+    "trial has expired",
+    "trial expired",
+    "by subscribing",
+    "subscribe to continue",
+    "subscription is required",
+    "subscription required",
 ];
 const USAGE_LIMITS: &[&str] = &[
     "usage limit",
