@@ -5,7 +5,6 @@
 mod common;
 
 use common::google_error;
-use dsh_guest_gemini::classify::{ErrorInfo, code_for, error_info};
 use dsh_guest_gemini::types::{LlmFailure, ResponseHead};
 use dsh_guest_gemini::{classify_failure, classify_in_band};
 use serde_json::{Value, json};
@@ -181,10 +180,12 @@ fn retry_after_headers_when_there_is_no_retry_info() {
     assert_eq!(hint(&[("retry-after", "Thu, 01 Jan 2026 00:00:30 GMT")]), Some(30_000));
     assert_eq!(hint(&[("retry-after", "soon")]), None);
     assert_eq!(hint(&[]), None);
-    // RetryInfo wins over the headers.
+    // RetryInfo when no header gives a wait; a header (a gateway's, since Google's front ends send
+    // none) speaks for the route the host calls, as for every built-in adapter.
     let with_info = google_error(429, "RESOURCE_EXHAUSTED", "x",
         Some(json!([{ "@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "1.5s" }])));
-    assert_eq!(classify_h(429, &with_info, &[("retry-after", "9")]).provider_retry_after_ms, Some(1500));
+    assert_eq!(classify_h(429, &with_info, &[]).provider_retry_after_ms, Some(1500));
+    assert_eq!(classify_h(429, &with_info, &[("retry-after", "9")]).provider_retry_after_ms, Some(9000));
 }
 
 #[test]
@@ -216,14 +217,14 @@ fn in_band_errors_take_their_status_from_the_error_itself() {
 }
 
 #[test]
-fn error_info_reads_what_a_google_error_says() {
-    let info = error_info(&google_error(429, "RESOURCE_EXHAUSTED", "m", Some(json!([
+fn what_a_google_error_says_decides_and_other_json_falls_to_the_status() {
+    // A per-day quota named in the QuotaFailure detail is quota, whatever the reason beside it.
+    assert_eq!(code(429, google_error(429, "RESOURCE_EXHAUSTED", "m", Some(json!([
         { "@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [{ "quotaId": "A-PerDay" }] },
-        { "@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "rate_limit_exceeded" }])))).unwrap();
-    assert_eq!(info.quotas, vec!["A-PerDay"]);
-    assert_eq!(info.reasons, vec!["RATE_LIMIT_EXCEEDED"]);
-    assert_eq!(info.code, Some(429));
-    assert_eq!(error_info(&json!({ "foo": 1 })), None);
-    assert_eq!(error_info(&json!([])), None);
-    assert_eq!(code_for(&ErrorInfo::default(), None), "SERVER_ERROR");
+        { "@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "rate_limit_exceeded" }])))),
+        "QUOTA_EXCEEDED");
+    assert_eq!(code(500, json!({ "foo": 1 })), "SERVER_ERROR");
+    assert_eq!(code(429, json!([])), "RATE_LIMITED");
+    let bare = classify_in_band(&json!({ "foo": 1 }), &head_at(200, &[], NOW));
+    assert_eq!(bare.code, "SERVER_ERROR");
 }

@@ -39,6 +39,9 @@ pub struct Provider {
     /// ("Overloaded (overloaded_error)"): for a provider whose types are documented words users
     /// search for.
     pub type_in_message: bool,
+    /// Who answered, in the failure's message ("HTTP 502 Bad Gateway from Gemini, with an HTML
+    /// page"): "the provider" when the adapter serves many.
+    pub called: &'static str,
 }
 
 /// Classify a non-2xx answer. Never fails: a body that is not JSON (a proxy's HTML page, garbage,
@@ -52,16 +55,17 @@ pub fn classify_failure(head: &ResponseHead, body: &[u8], provider: &Provider) -
         .map(ErrorInfo::from_body)
         .filter(ErrorInfo::says_anything);
 
-    // The headers' retry-after, else the wait Google's `RetryInfo` detail states.
+    // The headers' retry-after, else the wait Google's `RetryInfo` detail states: a header speaks
+    // for the route the host calls, a gateway's included (Google's own front ends send none).
     let retry_after = retry_after_ms(head).or_else(|| info.as_ref().and_then(|i| i.retry_delay_ms));
     let (code, message, body_id) = match &info {
         Some(info) => {
-            let message = info.describe(provider, &format!("{} from the provider", status_line(status)));
+            let message = info.describe(provider, &format!("{} from {}", status_line(status), provider.called));
             let body_id = info.request_id.clone().or_else(|| info.id.clone());
             (info.code(Some(status), retry_after), message, body_id)
         }
         None => {
-            let (haystack, message) = describe_unstructured(status, &text, parsed.is_some());
+            let (haystack, message) = describe_unstructured(status, &text, parsed.is_some(), provider.called);
             let code = code_for(&[], &haystack, Some(status));
             (meaning::outlasting_rate_limit(code, &haystack, retry_after), message, None)
         }
@@ -81,21 +85,21 @@ pub fn classify_failure(head: &ResponseHead, body: &[u8], provider: &Provider) -
 /// chunk `{"error": {...}}`, a Responses `response` with its `error`, a flat error object). The status
 /// is the one the error itself carries, if any; the request id comes from the body, else the 200's
 /// `x-request-id` (the id support needs), else the message. A 200's `retry-after` is not read: it does
-/// not describe this error.
+/// not describe this error; a `RetryInfo` inside the error does.
 pub fn classify_in_band(value: &Value, head: &ResponseHead, provider: &Provider) -> LlmFailure {
     let info = ErrorInfo::from_body(value);
     let status = info.status;
-    let message = info.describe(provider, "the provider reported an error in the stream");
+    let message = info.describe(provider, &format!("{} reported an error in the stream", provider.called));
     LlmFailure {
         request_id: info
             .request_id
             .clone()
             .or_else(|| header_request_id(head, provider))
             .or_else(|| request_id_in_text(&message)),
-        code: info.code(status, None),
+        code: info.code(status, info.retry_delay_ms),
         message,
         status,
-        provider_retry_after_ms: None,
+        provider_retry_after_ms: info.retry_delay_ms,
     }
 }
 
@@ -336,12 +340,12 @@ fn nested_error_object(value: &Value, depth: usize) -> Option<&serde_json::Map<S
 
 /// The message and the searchable text of a body that is not a JSON error (`json`: it is JSON, in
 /// an envelope this adapter does not read and with no message inside, such as `{"success": false}`).
-fn describe_unstructured(status: u16, text: &str, json: bool) -> (String, String) {
+fn describe_unstructured(status: u16, text: &str, json: bool, called: &str) -> (String, String) {
     let line = status_line(status);
     if text.trim().is_empty() {
         return (
             String::new(),
-            format!("{line} from the provider, with an empty body"),
+            format!("{line} from {called}, with an empty body"),
         );
     }
     if looks_like_html(text) {
@@ -349,16 +353,16 @@ fn describe_unstructured(status: u16, text: &str, json: bool) -> (String, String
         let what = html_title(text).unwrap_or_else(|| excerpt(text, QUOTE_CHARS));
         return (
             String::new(),
-            format!("{line} from the provider, with an HTML page: {what}"),
+            format!("{line} from {called}, with an HTML page: {what}"),
         );
     }
     let quoted = excerpt(text, QUOTE_CHARS);
     (
         normalize(&quoted),
         if json {
-            format!("{line} from the provider, with a JSON body in no error shape this adapter knows: {quoted}")
+            format!("{line} from {called}, with a JSON body in no error shape this adapter knows: {quoted}")
         } else {
-            format!("{line} from the provider, with a non-JSON body: {quoted}")
+            format!("{line} from {called}, with a non-JSON body: {quoted}")
         },
     )
 }
@@ -502,7 +506,18 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
         return codes::INVALID_REQUEST;
     }
 
-    // 3. Status.
+    // 3. Google's rpc status names (`"status": "UNAVAILABLE"`), which say more than the HTTP status
+    // a proxy relaying the error may have put on it (a 500 carrying UNAVAILABLE). Labels that are
+    // only a category (INVALID_ARGUMENT, RESOURCE_EXHAUSTED, ...) were read above or fall to the
+    // status.
+    if label(&|l| l == "unavailable") {
+        return codes::OVERLOADED;
+    }
+    if label(&|l| matches!(l, "internal" | "data_loss" | "unknown" | "cancelled" | "aborted")) {
+        return codes::SERVER_ERROR;
+    }
+
+    // 4. Status.
     if let Some(status) = status {
         return match status {
             401 | 403 => codes::AUTH,
@@ -527,7 +542,7 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
         };
     }
 
-    // 4. In band, without a status: generic labels, a request found wrong by its words
+    // 5. In band, without a status: generic labels, a request found wrong by its words
     // (Baidu's 200s: "the length of messages must be an odd number", "function_call's name can't be
     // blank", "Unsupported openapi method"), else a server-side failure.
     if label(&|l| {

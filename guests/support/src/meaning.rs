@@ -202,10 +202,18 @@ pub fn says_quota_exhausted(text: &str) -> bool {
     // throttles accounts with little credit ("... while you have less than $5.0 in credit. Your rate
     // limit resets in ~5s"), and waiting those seconds is what helps.
     let lifts_soon = retry_horizon_ms(text).is_some_and(|ms| ms < QUOTA_HORIZON_MS);
+    if says_zero_limit(text) {
+        return true;
+    }
     if lifts_soon {
         return false;
     }
-    if says(MONEY) || says(OFFER_ENDED) || says(USAGE_LIMITS) || says_quota_ran_out(text) || says_plan_lacks(text) {
+    if says(MONEY)
+        || says(OFFER_ENDED)
+        || says(USAGE_LIMITS)
+        || says_quota_ran_out(text)
+        || says_plan_lacks(text)
+    {
         return true;
     }
     // A budget of a day or longer, unless it is per minute as well.
@@ -221,8 +229,12 @@ pub fn says_quota_exhausted(text: &str) -> bool {
 pub fn says_allowance_spent(text: &str) -> bool {
     let text = &without_urls(text);
     let says = |patterns: &[&str]| patterns.iter().any(|p| text.contains(p));
-    retry_horizon_ms(text).is_none_or(|ms| ms >= QUOTA_HORIZON_MS)
-        && (says(MONEY)
+    // A limit of zero, whatever wait is stated beside it: no wait refills it.
+    says_zero_limit(text)
+        || retry_horizon_ms(text).is_none_or(|ms| ms >= QUOTA_HORIZON_MS)
+        // Not the bare word "billing": Gemini's per-minute 429 says "please check your plan and
+        // billing details" too, and only its quota details tell which limit it was.
+        && (MONEY.iter().any(|p| *p != "billing" && text.contains(p))
             || says(OFFER_ENDED)
             || says_plan_lacks(text)
             || says_used_up(text)
@@ -516,6 +528,16 @@ const MONEY: &[&str] = &[
     "欠费",
     "请充值",
 ];
+/// A limit of zero, which no wait refills ("Quota exceeded for metric: ..., limit: 0, model:
+/// gemini-2.5-pro": the plan has no quota for the model); "limit: 05" or "limit: 0.5" is not zero,
+/// and neither is a setting such as LiteLLM's `tpm_limit: 0` (no limit set).
+fn says_zero_limit(text: &str) -> bool {
+    text.match_indices("limit: 0").any(|(at, m)| {
+        !text[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_')
+            && !text[at + m.len()..].starts_with(|c: char| c.is_ascii_digit() || c == '.')
+    })
+}
+
 /// A free offer over, or a subscription asked for to go on: paying, not waiting, is what helps.
 const OFFER_ENDED: &[&str] = &[
     "promotion has ended",
@@ -681,6 +703,7 @@ mod tests {
             "已达到 5 小时的使用上限。您的限额将在 2026-08-25 07:41:44 重置。",
             "您的账户已欠费",
             "You are using a Trial key, which is limited to 1000 API calls / month.",
+            "Quota exceeded for metric: generate_content_free_tier_requests, limit: 0, model: gemini-2.5-pro. Please retry in 20s.",
             "Your current subscription plan does not yet include access to GLM-5",
             "This model is not included in your plan",
             "api key 日限额已用完",
@@ -699,6 +722,7 @@ mod tests {
             "High traffic detected. For a more stable experience, upgrade to our Plus plan",
             "your plan includes 60 requests per minute",
             "quota per minute exhausted",
+            "Hit limit for key. Current limits: tpm_limit: 0, rpm_limit: 0",
         ] {
             assert!(!quota(s), "{s}");
         }
@@ -721,6 +745,9 @@ mod tests {
             "Rate limit reached for requests per day (RPD): Limit 200, Used 200. Please try again in 7m12s.",
             "Insufficient balance for this rate tier. Please try again in 20s",
             "quota per minute exhausted",
+            // A limit that is not zero, and the bare word "billing" (Gemini's per-minute 429).
+            "Quota exceeded for metric: x, limit: 10, model: m",
+            "You exceeded your current quota, please check your plan and billing details.",
         ] {
             assert!(!spent(s), "{s}");
         }

@@ -63,19 +63,24 @@ fn no_provider_is_in_both_halves() {
     assert!(tuning.is_disjoint(&held_back), "{:?}", tuning.intersection(&held_back).collect::<Vec<_>>());
 }
 
-/// Both built-in adapters share the classification (`dsh_guest_support::classify`): an
-/// Anthropic-compatible route of another provider answers in any shape, so the Anthropic adapter
-/// must read every case as the OpenAI one does. Only codes are compared, never expected ones.
+/// The built-in adapters share the classification (`dsh_guest_support::classify`): an
+/// Anthropic-compatible route of another provider answers in any shape, and Gemini's errors reach
+/// the `openai` adapter too through Gemini's OpenAI layer, so every adapter must read every case as
+/// the OpenAI one does. Only codes and hints are compared, never expected ones.
 #[test]
-fn both_adapters_classify_every_case_alike() {
+fn every_built_in_adapter_classifies_every_case_alike() {
     for set in [Set::Tuning, Set::HeldBack] {
         for case in dsh_classification_corpus::cases(set).iter().filter(|c| c["transport"] == "http") {
             let head = dsh_guest_support::fixtures::case_head(case);
             let body = case["body"].as_str().unwrap().as_bytes();
             let openai = dsh_guest_openai::classify_failure(&head, body);
-            let anthropic = dsh_guest_anthropic::classify_failure(&head, body);
-            assert_eq!(openai.code, anthropic.code, "{}: the adapters disagree", case["id"]);
-            assert_eq!(openai.provider_retry_after_ms, anthropic.provider_retry_after_ms, "{}", case["id"]);
+            for (adapter, other) in [
+                ("anthropic", dsh_guest_anthropic::classify_failure(&head, body)),
+                ("gemini", dsh_guest_gemini::classify_failure(&head, body)),
+            ] {
+                assert_eq!(openai.code, other.code, "{}: openai and {adapter} disagree", case["id"]);
+                assert_eq!(openai.provider_retry_after_ms, other.provider_retry_after_ms, "{}: {adapter}", case["id"]);
+            }
         }
     }
 }
