@@ -578,7 +578,11 @@ fn report_main(args: &[String]) {
     // The first start after a build compiles the guests into the compiled-code cache, and the
     // compiler's memory stays with the process: what a deployment sees once per upgrade. Measured
     // apart; the benchmark runs against a gateway started with the cache warm, as every later start is.
-    let (first, _) = start_gateway(&o.dsh_host, &config, &sessions);
+    // The guests are compiled when the first request needs them, so the first gateway gets one:
+    // without it the measured gateway would compile them and keep the compiler's memory.
+    let (first, first_url) = start_gateway(&o.dsh_host, &config, &sessions);
+    let first_target = Target { label: "gateway, first start", url: first_url.clone(), stream_url: first_url, key: GATEWAY_KEY, model: MODEL, stream_model: "slow/bench-model", pid: Some(first.pid()) };
+    rt.block_on(warm_up(&first_target, 1));
     std::thread::sleep(Duration::from_millis(300));
     let rss_first_start = rss_of(first.pid());
     drop(first);
@@ -755,7 +759,7 @@ fn report_main(args: &[String]) {
     let rss_trimmed = rss_of(gateway.pid());
     writeln!(w, "\n### 6e. Resident memory (VmRSS; peaks sampled every 20 ms)\n").unwrap();
     writeln!(w, "| process | state | RSS | target |\n| --- | --- | --- | --- |").unwrap();
-    writeln!(w, "| gateway | idle, first start after the build (compiles the guests when the cache is cold) | {:.1} MiB | |", mib(rss_first_start)).unwrap();
+    writeln!(w, "| gateway | first start after the build, after its first request (compiles the guests when the cache is cold) | {:.1} MiB | |", mib(rss_first_start)).unwrap();
     writeln!(w, "| gateway | idle, just started (no request yet) | {:.1} MiB | ≤ 30 MiB ({}) |", mib(rss_started), met(mib(rss_started) <= 30.0)).unwrap();
     writeln!(w, "| gateway | idle, after 20 requests (adapter loaded, instance pool warm) | {:.1} MiB | ≤ 30 MiB ({}) |", mib(rss_warm), met(mib(rss_warm) <= 30.0)).unwrap();
     if gw_loaded > 0 {
