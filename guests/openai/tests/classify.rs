@@ -655,3 +655,33 @@ fn in_band_overload_under_openais_server_error_is_overload_but_not_under_anthrop
     let anthropic: serde_json::Value = serde_json::json!({"type": "error", "error": {"type": "api_error", "message": "Overloaded"}});
     assert_eq!(dsh_guest_openai::classify_in_band(&anthropic, &head).code, "SERVER_ERROR");
 }
+
+#[test]
+fn a_quota_named_apart_from_its_fate_missing_credentials_full_queues_and_servers_going_away() {
+    for (status, body, want) in [
+        // A name between the quota and what happened to it.
+        (400, r#"{"code":"provider_quota_exceeded","message":"Your quota for Acme Hosted Models has been exhausted.","status":400}"#, "QUOTA_EXCEEDED"),
+        // Credentials there are none of.
+        (400, r#"{"code":"provider_not_initialize","message":"No valid model provider credentials found.","status":400}"#, "AUTH"),
+        (400, r#"{"error":{"message":"no tool found for this request"}}"#, "INVALID_REQUEST"),
+        // A full queue is overload whatever the status; a server going away is its failure.
+        (429, r#"{"error":{"message":"The inference queue is full."}}"#, "OVERLOADED"),
+        (503, r#"{"error":{"message":"The inference scheduler is shutting down."}}"#, "SERVER_ERROR"),
+        (503, r#"{"error":{"message":"Service Unavailable"}}"#, "OVERLOADED"),
+    ] {
+        assert_eq!(code(status, body), want, "{body}");
+    }
+}
+
+#[test]
+fn a_trial_that_does_not_support_a_model_and_a_wait_for_the_engine_that_timed_out() {
+    for (status, body, want) in [
+        (400, r#"{"code":"model_currently_not_support","message":"Acme Hosted trial currently not support the GPT-4 model.","status":400}"#, "QUOTA_EXCEEDED"),
+        (400, r#"{"error":{"message":"this model does not support tools"}}"#, "INVALID_REQUEST"),
+        (429, r#"{"error":{"message":"Timed out waiting for the inference engine."}}"#, "OVERLOADED"),
+        (429, r#"{"error":{"message":"Timed out waiting for the inference engine.","type":"rate_limit_error","code":"queue_timeout"}}"#, "OVERLOADED"),
+        (504, r#"{"error":{"message":"Timed out waiting for the inference engine."}}"#, "TIMEOUT"),
+    ] {
+        assert_eq!(code(status, body), want, "{body}");
+    }
+}

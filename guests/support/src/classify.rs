@@ -429,8 +429,8 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
                 return codes::QUOTA_EXCEEDED;
             }
             // The servers full, not the account over its rate ("The engine is currently
-            // overloaded, please try again later").
-            if meaning::says_overloaded(text) && !says(RATE_WORDING) {
+            // overloaded, please try again later", "Timed out waiting for the inference engine.").
+            if (meaning::says_overloaded(text) || says(WAITED_OUT)) && !says(RATE_WORDING) {
                 return codes::OVERLOADED;
             }
         }
@@ -482,6 +482,11 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     // has crashed without additional information").
     if says(&["has crashed", "model crashed", "process crashed"]) {
         return codes::SERVER_ERROR;
+    }
+    // A time-out waiting for the engine, answered with a 4xx ("Timed out waiting for the inference
+    // engine." under a 429): the server had no room in time. In band or under a 5xx: TIMEOUT, below.
+    if status.is_some_and(|s| (400..500).contains(&s)) && says(WAITED_OUT) {
+        return codes::OVERLOADED;
     }
     // A 5xx keeps its status's meaning: a 500 whose text says "Overloaded" is a server error (see the
     // fixture anthropic-500-api-error-overloaded); a 429 or an in-band error saying so is overload.
@@ -582,7 +587,10 @@ fn says_credential_invalid(text: &str) -> bool {
     let words = meaning::words(&text);
     words.iter().enumerate().any(|(i, w)| {
         CREDENTIALS.contains(w)
-            && meaning::around(&words, i, 2).iter().any(|n| WRONG.contains(n))
+            && (meaning::around(&words, i, 2).iter().any(|n| WRONG.contains(n))
+                // None there: "No valid model provider credentials found", "no credentials found".
+                || (words[i.saturating_sub(4)..i].contains(&"no")
+                    && meaning::around(&words, i, 4).iter().any(|n| *n == "valid" || *n == "found")))
     })
 }
 
@@ -682,6 +690,8 @@ const RATE_LABELS: &[&str] = &[
     "quota_per_minute",
 ];
 
+/// A wait for the engine (a slot, a worker) that ran out: the server had no room in time.
+const WAITED_OUT: &[&str] = &["timed out waiting for", "timeout waiting for"];
 /// The request could not be read or did not validate.
 const INPUT_REJECTED_WORDING: &[&str] = &[
     "validation error",
@@ -715,6 +725,8 @@ const SERVICE_FAILURE_WORDING: &[&str] = &[
     "backend error",
     // "Received server error (0) from model with message ...": said of the server, in any envelope.
     "server error",
+    // A server going away ("The inference scheduler is shutting down."): not one too busy.
+    "shutting down",
 ];
 /// An in-band error that says what is wrong with the request.
 const VALIDATION_WORDING: &[&str] = &[

@@ -270,10 +270,13 @@ fn says_quota_ran_out(text: &str) -> bool {
     ];
     let words = words(text);
     let named = words.iter().enumerate().any(|(i, w)| {
+        // Three words back ("insufficient ... quota"), seven on: a name can come between the quota
+        // and what happened to it ("Your quota for Dify Hosted OpenAI has been exhausted").
+        let near = &words[i.saturating_sub(3)..(i + 8).min(words.len())];
         // A budget too ("Budget has been exceeded! ... Max budget: 2.5"), but not a parameter such
         // as `budget_tokens`.
         (*w == "quota" || w.ends_with("_quota") || w.starts_with("quota_") || *w == "budget" || *w == "budget_exceeded")
-            && around(&words, i, 3).iter().any(|n| RAN_OUT.contains(n))
+            && near.iter().any(|n| RAN_OUT.contains(n))
     });
     (named && !SHORT_BUDGETS.iter().any(|p| text.contains(p)))
         || ["额度不足", "配额不足", "配额已用完", "额度已耗尽"].iter().any(|p| text.contains(p))
@@ -284,9 +287,12 @@ fn says_quota_ran_out(text: &str) -> bool {
 /// yet include access to GLM-5", "not included in your plan", "upgrade your plan"): paying more,
 /// not waiting, is what cures it.
 fn says_plan_lacks(text: &str) -> bool {
-    const PLAN: &[&str] = &["plan", "subscription", "tier", "package"];
-    // Negated: "upgrade to our Plus plan" on its own is an offer, not a refusal.
-    const LACKS: &[&str] = &["include", "includes", "included", "cover", "covers", "covered"];
+    const PLAN: &[&str] = &["plan", "subscription", "tier", "package", "trial"];
+    // Negated: "upgrade to our Plus plan" on its own is an offer, not a refusal. "Support" as
+    // written ("trial currently not support the GPT-4 model").
+    const LACKS: &[&str] = &[
+        "include", "includes", "included", "cover", "covers", "covered", "support", "supports",
+    ];
     const NOT: &[&str] = &["not", "no", "doesn", "don", "isn", "aren", "without"];
     let words = words(text);
     words.iter().enumerate().any(|(i, w)| {
@@ -421,6 +427,9 @@ const OVERLOAD_WORDING: &[&str] = &[
     "high load",
     "high traffic",
     "too much traffic",
+    // A server's request queue full ("The inference queue is full."): no room, whoever asks.
+    "queue is full",
+    "queue full",
     "负载已饱和",
     "繁忙",
     "访问量过大",
