@@ -685,3 +685,19 @@ fn a_trial_that_does_not_support_a_model_and_a_wait_for_the_engine_that_timed_ou
         assert_eq!(code(status, body), want, "{body}");
     }
 }
+
+#[test]
+fn prompt_guards_quotas_with_nothing_left_and_a_load_balancers_limit() {
+    for (status, body, want) in [
+        (403, r#"{"error":{"message":"Request was filtered by Lakera Guard"}}"#, "CONTENT_FILTER"),
+        (400, r#"{"error":{"message":"request failed content safety check: breached category [Hate] at level 2"}}"#, "CONTENT_FILTER"),
+        (400, r#"{"error":{"message":"Content moderation failed in the following categories: violence"}}"#, "CONTENT_FILTER"),
+        (403, "Request denied by ai quota check, No quota left", "QUOTA_EXCEEDED"),
+        (429, "Exceeded maximum request limit from ai-load-balancer.", "OVERLOADED"),
+        // ... while a limit of the account's own stays a rate, and a load balancer failing a server error.
+        (429, "Exceeded maximum request limit for this key.", "RATE_LIMITED"),
+        (502, "no healthy upstream behind the load balancer", "SERVER_ERROR"),
+    ] {
+        assert_eq!(code(status, body), want, "{body}");
+    }
+}

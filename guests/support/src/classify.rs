@@ -493,6 +493,11 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     if !server_status && meaning::says_overloaded(text) {
         return codes::OVERLOADED;
     }
+    // A limit a load balancer puts on the backends behind it ("Exceeded maximum request limit from
+    // ai-load-balancer."): the servers have no room, not the account over its rate.
+    if !server_status && text.contains("limit") && (text.contains("load balancer") || text.contains("load-balancer")) {
+        return codes::OVERLOADED;
+    }
     if rate_wording {
         return codes::RATE_LIMITED;
     }
@@ -747,6 +752,13 @@ const CONTENT_WORDING: &[&str] = &[
     "content_policy",
     "content filter",
     "content_filter",
+    // Gateways' prompt guards: "Request was filtered by Lakera Guard", "request failed content
+    // safety check", "Content moderation failed in the following categories".
+    "was filtered by",
+    "content safety",
+    "content moderation",
+    "moderation failed",
+    "failed moderation",
     "safety system",
     "input was flagged",
     "was flagged by",

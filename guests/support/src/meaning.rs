@@ -280,6 +280,8 @@ fn says_quota_ran_out(text: &str) -> bool {
     });
     (named && !SHORT_BUDGETS.iter().any(|p| text.contains(p)))
         || ["额度不足", "配额不足", "配额已用完", "额度已耗尽"].iter().any(|p| text.contains(p))
+        // Nothing left of it: "Request denied by ai quota check, No quota left".
+        || ["no quota left", "no quota remaining", "quota left: 0"].iter().any(|p| text.contains(p))
         || says_used_up(text)
 }
 
