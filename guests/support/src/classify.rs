@@ -1,7 +1,8 @@
 //! `classify-failure`, shared: a provider's error answer (status, headers, body) as one
-//! `llm-failure`, by meaning, whatever the envelope. The `openai` and `anthropic` adapters both
-//! classify with it (an Anthropic-compatible route of Z.ai, Kimi or a relay answers in either
-//! shape), and so can an outside adapter: its [`Provider`] names what differs.
+//! `llm-failure`, by meaning, whatever the envelope. The `openai`, `anthropic` and `gemini`
+//! adapters all classify with it (an Anthropic-compatible route of Z.ai, Kimi or a relay answers
+//! in any shape; Gemini's errors reach the `openai` adapter through Gemini's OpenAI layer), and so
+//! can an outside adapter: its [`Provider`] names what differs.
 //!
 //! Servers share the envelope `{"error": {"message", "type", "code"}}` loosely (Anthropic's
 //! `{"type": "error", "error": {"type", "message"}}` is one form of it) and word things
@@ -9,8 +10,10 @@
 //! 1. the error's machine labels (`type`, `code`, `status` strings) when they name a meaning;
 //! 2. the wording of the message (a DeepSeek overflow says `code: invalid_request_error`), read by
 //!    meaning with the rules of [`crate::meaning`] (overflow and quota in whatever words);
-//! 3. the HTTP status;
-//! 4. for in-band errors without a status, generic labels such as `server_error`.
+//! 3. Google's rpc status names (`UNAVAILABLE`, `INTERNAL`, ...), over the HTTP status a relay put on
+//!    them;
+//! 4. the HTTP status;
+//! 5. for in-band errors without a status, generic labels such as `server_error`.
 //!
 //! Last, a rate limit whose stated horizon (`retry-after`, or "retry after 86400 seconds") outlasts
 //! a retry is QUOTA_EXCEEDED: waiting a retry's worth will not cure it.

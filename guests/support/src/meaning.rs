@@ -194,30 +194,20 @@ fn says_context_overflow_zh(text: &str) -> bool {
         || (says(&["过长", "太长"]) && says(&["输入", "提示", "请求", "消息", "内容"]))
 }
 
-/// Whether the wording says money or a plan's allowance ran out (see the module comment).
+/// Whether the wording says money or a plan's allowance ran out (see the module comment): what
+/// [`says_allowance_spent`] reads, and also the bare word "billing", a usage limit, or a quota
+/// named as run out, which a rate-limit label outranks.
 pub fn says_quota_exhausted(text: &str) -> bool {
+    if says_allowance_spent(text) {
+        return true;
+    }
     let text = &without_urls(text);
-    let says = |patterns: &[&str]| patterns.iter().any(|p| text.contains(p));
     // The provider saying the limit lifts within the horizon overrules every other word: Replicate
     // throttles accounts with little credit ("... while you have less than $5.0 in credit. Your rate
     // limit resets in ~5s"), and waiting those seconds is what helps.
     let lifts_soon = retry_horizon_ms(text).is_some_and(|ms| ms < QUOTA_HORIZON_MS);
-    if says_zero_limit(text) {
-        return true;
-    }
-    if lifts_soon {
-        return false;
-    }
-    if says(MONEY)
-        || says(OFFER_ENDED)
-        || says(USAGE_LIMITS)
-        || says_quota_ran_out(text)
-        || says_plan_lacks(text)
-    {
-        return true;
-    }
-    // A budget of a day or longer, unless it is per minute as well.
-    says(LONG_BUDGETS) && !says(SHORT_BUDGETS)
+    !lifts_soon
+        && (text.contains("billing") || USAGE_LIMITS.iter().any(|p| text.contains(p)) || says_quota_ran_out(text))
 }
 
 /// Whether the wording says money ran out, the plan lacks what was asked, an allowance is used
