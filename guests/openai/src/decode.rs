@@ -389,6 +389,9 @@ impl Decoder {
             }
             return self.emit_error(self.unparseable(&text, true), out);
         }
+        if let Some(failure) = values.iter().find_map(|v| self.gateway_refusal(v)) {
+            return self.emit_error(failure, out);
+        }
         for value in &values {
             self.on_json(None, value, out);
             if self.finished {
@@ -399,6 +402,21 @@ impl Decoder {
             // A whole completion without `finish_reason` still ended.
             self.pending = Some(self.finish_for(None));
         }
+    }
+
+    /// A whole completion that no model wrote: text in its message, yet not one output token
+    /// counted. Gateways answer their prompt guards' refusals so (APISIX's Lakera Guard plugin: a
+    /// 200 completion whose content is "Request blocked by Lakera Guard", with zero usage). Its
+    /// text is read as an error's, and only a refusal by the content rules makes it a failure: a
+    /// server that merely counts nothing still has its answer delivered.
+    fn gateway_refusal(&self, v: &Value) -> Option<LlmFailure> {
+        let content = v.pointer("/choices/0/message/content")?.as_str()?;
+        let counted = v.pointer("/usage/completion_tokens")?.as_u64()?;
+        if counted != 0 || content.trim().is_empty() {
+            return None;
+        }
+        let failure = classify_in_band(&serde_json::json!({ "message": content }), &self.head);
+        (failure.code == codes::CONTENT_FILTER).then_some(failure)
     }
 
     /// `json`: the body parsed, as JSON in no shape this decoder knows.

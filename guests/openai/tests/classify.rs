@@ -701,3 +701,43 @@ fn prompt_guards_quotas_with_nothing_left_and_a_load_balancers_limit() {
         assert_eq!(code(status, body), want, "{body}");
     }
 }
+
+#[test]
+fn guards_that_word_a_refusal_by_what_they_judged_and_parameters_a_request_lacks() {
+    for (status, body, want) in [
+        (400, r#"{"message":"Request contains prohibited content"}"#, "CONTENT_FILTER"),
+        (400, r#"{"error":{"message":"Input flagged: harmful or unsafe content"}}"#, "CONTENT_FILTER"),
+        (400, r#"{"message":"Request doesn't match allow patterns"}"#, "CONTENT_FILTER"),
+        (400, r#"{"message":"Request matches deny patterns"}"#, "CONTENT_FILTER"),
+        (403, r#"{"error":{"message":"Request blocked by Llama Guard"}}"#, "CONTENT_FILTER"),
+        (400, r#"{"error":{"message":"prompt exceeds toxicity threshold"}}"#, "CONTENT_FILTER"),
+        (400, r#"{"error":{"message":"Possible jailbreak attempt detected"}}"#, "CONTENT_FILTER"),
+        // A refusal in a completion's shape under an error status: its content is the reason.
+        (
+            400,
+            r#"{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"request body exceeds toxicity threshold"},"finish_reason":"stop"}]}"#,
+            "CONTENT_FILTER",
+        ),
+        // ... and one that refuses nothing keeps its status's meaning.
+        (
+            503,
+            r#"{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"upstream is restarting"}}]}"#,
+            "OVERLOADED",
+        ),
+        // Judging words that judge no content, a block by a rate limit, and a check that failed.
+        (403, "403 Forbidden", "AUTH"),
+        (400, r#"{"error":{"message":"the parameter 'logit_bias' is forbidden for this model"}}"#, "INVALID_REQUEST"),
+        (429, r#"{"error":{"message":"Request blocked by rate limiting, retry in 2s"}}"#, "RATE_LIMITED"),
+        (500, "Comprehend:detectToxicContent() failed to connect to 'http://localhost:2668': connection refused", "SERVER_ERROR"),
+        (403, r#"{"error":{"message":"Your IP is not in the allowlist"}}"#, "AUTH"),
+        // A parameter the request lacks, whatever the status and whatever it was needed for.
+        (502, r#"{"error":"All variants failed: openai: Missing max tokens for rate limited request."}"#, "INVALID_REQUEST"),
+        (400, r#"{"error":{"message":"Missing required parameter: 'messages'."}}"#, "INVALID_REQUEST"),
+        // ... while a missing credential stays AUTH, and a missing response a server error.
+        (401, r#"{"error":{"message":"Missing API key"}}"#, "AUTH"),
+        (502, r#"{"error":{"message":"upstream response missing from backend"}}"#, "SERVER_ERROR"),
+        (429, r#"{"error":{"message":"Rate limited: too many requests"}}"#, "RATE_LIMITED"),
+    ] {
+        assert_eq!(code(status, body), want, "{status} {body}");
+    }
+}

@@ -402,3 +402,26 @@ fn an_error_one_object_down_in_a_2xx_body_is_classified() {
     let f = finish_of(&decoded(r#"{"result":{"code":0,"data":"x"}}"#));
     assert!(f.failure.unwrap().message.contains("neither a chat completion nor an error"));
 }
+
+#[test]
+fn a_gateways_refusal_written_as_a_completion_with_no_tokens_counted_is_a_content_filter() {
+    let completion = |content: &str, completion_tokens: u32| {
+        format!(
+            r#"{{"id":"x","object":"chat.completion","model":"gpt-4o","choices":[{{"index":0,"message":{{"role":"assistant","content":"{content}"}},"finish_reason":"stop"}}],"usage":{{"prompt_tokens":0,"completion_tokens":{completion_tokens},"total_tokens":{completion_tokens}}}}}"#
+        )
+    };
+    // No model wrote it (not one output token), and its words are a guard's refusal.
+    for content in ["Request blocked by Lakera Guard", "Your prompt contains prohibited content"] {
+        let f = finish_of(&decoded(&completion(content, 0)));
+        let failure = f.failure.expect("a failure");
+        assert_eq!((f.kind, failure.code.as_str()), (FinishKind::Error, "CONTENT_FILTER"), "{content}");
+        assert!(failure.message.contains(content), "{}", failure.message);
+    }
+    // A model's answer that talks of a guard (tokens were counted) is delivered, and so is a
+    // server's answer that counts nothing but refuses nothing.
+    for (content, tokens) in [("Request blocked by Lakera Guard", 7), ("Hello there", 0)] {
+        let chunks = decoded(&completion(content, tokens));
+        assert_eq!(text_of(&chunks), content);
+        assert_eq!(finish_of(&chunks).kind, FinishKind::Stop);
+    }
+}

@@ -161,6 +161,13 @@ impl ErrorInfo {
                     // vLLM's `{"object": "error", "message": ...}`, FastAPI's `{"detail": ...}`.
                     _ => info.read_fields(o),
                 }
+                // A gateway's refusal in the shape of a completion, sent with an error status
+                // (APISIX's moderation plugins: `choices[0].message.content` is the reason).
+                if info.message.is_none()
+                    && let Some(reason) = body.pointer("/choices/0/message/content").and_then(Value::as_str)
+                {
+                    info.message = non_empty(reason).map(|m| clip(&m, MESSAGE_CHARS));
+                }
                 // Another envelope (Cloudflare's `{"errors": [{"code", "message"}]}`, a `header`
                 // or `base_resp` beside the data): the first object inside that has a message is
                 // the error.
@@ -459,8 +466,13 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     if meaning::says_quota_exhausted(text) {
         return codes::QUOTA_EXCEEDED;
     }
-    // A guardrail (Portkey's, Bedrock's, NeMo's) is a policy check on what goes in or comes out.
-    if says(CONTENT_WORDING) || says_sensitive(text) || meaning::words(text).iter().any(|w| *w == "guardrail" || *w == "guardrails") {
+    // A guardrail (Portkey's, Bedrock's, NeMo's) is a policy check on what goes in or comes out;
+    // so is a prompt guard that words its refusal by what it judged (`meaning::says_policy_refusal`).
+    if says(CONTENT_WORDING)
+        || says_sensitive(text)
+        || meaning::words(text).iter().any(|w| *w == "guardrail" || *w == "guardrails")
+        || meaning::says_policy_refusal(text)
+    {
         return codes::CONTENT_FILTER;
     }
     if says(AUTH_WORDING)
@@ -474,6 +486,12 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     // A model the server does not offer ("Model gpt-4-turbo-preview is not supported"), whatever
     // the status (OpenCode Zen answers it with a 401).
     if says_model_not_offered(text) {
+        return codes::INVALID_REQUEST;
+    }
+    // A parameter the request lacks ("Missing max tokens for rate limited request", "missing
+    // required parameter 'messages'"): the request's fault under any status, whatever the rest
+    // of the sentence names (here a rate limit the parameter was needed for).
+    if says_parameter_missing(text) {
         return codes::INVALID_REQUEST;
     }
     // A gateway with no route for the model (one-api and new-api: "no available channel for model
@@ -568,6 +586,20 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
         return codes::INVALID_REQUEST;
     }
     codes::SERVER_ERROR
+}
+
+/// "missing" said of a request's parameter: a parameter, field or argument named as such, or
+/// required, or a generation setting by its name ("missing max tokens", "missing `model` field").
+/// A missing credential is AUTH, decided before this is asked.
+fn says_parameter_missing(text: &str) -> bool {
+    const PARAMETER: &[&str] = &[
+        "parameter", "parameters", "param", "field", "fields", "argument", "arguments", "property",
+        "required", "max", "max_tokens", "model", "messages", "prompt",
+    ];
+    let words = meaning::words(text);
+    words.iter().enumerate().any(|(i, w)| {
+        *w == "missing" && words[i + 1..(i + 3).min(words.len())].iter().any(|n| PARAMETER.contains(n))
+    })
 }
 
 /// A status named INTERNAL (gRPC's and absl's name for a server-side failure, as servers built on

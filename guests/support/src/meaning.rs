@@ -171,6 +171,42 @@ pub fn around<'a>(words: &'a [&'a str], i: usize, reach: usize) -> &'a [&'a str]
     &words[i.saturating_sub(reach)..(i + reach + 1).min(words.len())]
 }
 
+/// Whether the wording says a policy refused what was sent or made, in a prompt guard's words
+/// rather than a content filter's name: the content judged ("Request contains prohibited
+/// content", "harmful or illegal content"), a toxicity or jailbreak check, a guard's allow or deny
+/// patterns ("Request doesn't match allow patterns"), or a guard that blocked it ("Request blocked
+/// by Lakera Guard"). A judging word must come at most three words before what it judges: "403
+/// Forbidden" or "a forbidden parameter" judge no content, and a request blocked by a rate limit
+/// is no refusal.
+pub fn says_policy_refusal(text: &str) -> bool {
+    const JUDGED: &[&str] = &[
+        "prohibited", "disallowed", "forbidden", "banned", "harmful", "unsafe", "inappropriate",
+        "offensive", "objectionable",
+    ];
+    const CONTENT: &[&str] = &[
+        "content", "contents", "words", "keywords", "topic", "topics", "material", "language",
+        "prompt", "input", "output",
+    ];
+    const PATTERNS: &[&str] = &["pattern", "patterns"];
+    const GUARDS: &[&str] = &["guard", "guardrail", "guardrails", "moderation", "filter", "safety"];
+    let words = words(text);
+    let judged = |i: usize| CONTENT.contains(&words[i]) && words[i.saturating_sub(3)..i].iter().any(|w| JUDGED.contains(w));
+    let guard_pattern = |i: usize| {
+        PATTERNS.contains(&words[i])
+            && i > 0
+            && ["allow", "allowed", "deny", "denied", "block", "blocked"].contains(&words[i - 1])
+    };
+    let blocked_by_guard = |i: usize| {
+        words[i] == "blocked"
+            && words.get(i + 1) == Some(&"by")
+            && words[i + 2..(i + 6).min(words.len())].iter().any(|w| GUARDS.contains(w))
+    };
+    // Whole words: "detectToxicContent() failed to connect" names a check that failed, not a refusal.
+    words.iter().any(|w| ["toxicity", "toxic", "nsfw", "jailbreak"].contains(w))
+        || text.contains("prompt injection")
+        || (0..words.len()).any(|i| judged(i) || guard_pattern(i) || blocked_by_guard(i))
+}
+
 /// Whether the wording says the provider's servers are full, whatever the status: overloaded,
 /// busy, at or out of capacity, under high demand. Capacity named with tokens or a context ("the
 /// model's capacity of 4096 tokens") is a length, not servers; "your capacity" is the account's
@@ -775,6 +811,34 @@ mod tests {
         assert_eq!(outlasting_rate_limit(codes::RATE_LIMITED, "slow down", Some(59_000)), codes::RATE_LIMITED);
         // Only rate limits: a long retry-after on an overload stays an overload.
         assert_eq!(outlasting_rate_limit(codes::OVERLOADED, "busy", Some(7_200_000)), codes::OVERLOADED);
+    }
+
+    #[test]
+    fn a_policy_refusal_by_what_was_judged() {
+        let refusal = |s: &str| says_policy_refusal(&normalize(s));
+        for s in [
+            "Request contains prohibited content",
+            "harmful or illegal content detected",
+            "Request doesn't match allow patterns",
+            "request matched blocked patterns",
+            "Request blocked by Lakera Guard",
+            "blocked by the moderation service",
+            "request body exceeds toxicity threshold",
+            "Possible prompt injection detected",
+        ] {
+            assert!(refusal(s), "{s}");
+        }
+        for s in [
+            "403 Forbidden",
+            "the parameter 'seed' is forbidden for this model",
+            "Request blocked by rate limiting",
+            "Comprehend:detectToxicContent() failed to connect",
+            "Your IP is not in the allowlist",
+            "the content field is required",
+            "prohibited characters in the model name",
+        ] {
+            assert!(!refusal(s), "{s}");
+        }
     }
 
     #[test]
