@@ -30,7 +30,14 @@ fn main() {
 
     // Cargo.toml: the workspace's [profile.guest] decides how the guests are compiled;
     // .cargo/config.toml: the flags of their wasm32 builds.
-    for watched in ["guests", "wit", "tests/guests", "Cargo.toml", "Cargo.lock", ".cargo/config.toml"] {
+    for watched in [
+        "guests",
+        "wit",
+        "tests/guests",
+        "Cargo.toml",
+        "Cargo.lock",
+        ".cargo/config.toml",
+    ] {
         println!("cargo:rerun-if-changed={}", root.join(watched).display());
     }
     println!("cargo:rerun-if-env-changed=DSH_GUEST_CARGO");

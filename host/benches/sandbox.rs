@@ -27,23 +27,48 @@ fn sse_head() -> Vec<(String, String)> {
 
 fn load(engine: &GuestEngine, rt: &tokio::runtime::Runtime, name: &str) -> Adapter {
     let source = dsh_host::guests::builtin_adapter(name).unwrap();
-    rt.block_on(Adapter::load(engine, &source, GuestLimits::default_for(&source))).unwrap()
+    rt.block_on(Adapter::load(
+        engine,
+        &source,
+        GuestLimits::default_for(&source),
+    ))
+    .unwrap()
 }
 
 /// Decodes a whole stream in Wasm; returns the number of text chunks (checked against native).
 async fn decode_wasm(adapter: &Adapter, reads: &[&[u8]]) -> usize {
     let mut instance = adapter.instantiate().await.unwrap();
-    let head = ResponseHead { status: 200, headers: sse_head(), received_at_ms: 0 };
+    let head = ResponseHead {
+        status: 200,
+        headers: sse_head(),
+        received_at_ms: 0,
+    };
     instance.open_decoder(&head).await.unwrap();
     let mut texts = 0;
     for read in reads {
-        texts += instance.feed(read).await.unwrap().iter().filter(|c| matches!(c, Chunk::Text(_))).count();
+        texts += instance
+            .feed(read)
+            .await
+            .unwrap()
+            .iter()
+            .filter(|c| matches!(c, Chunk::Text(_)))
+            .count();
     }
-    texts + instance.end().await.unwrap().iter().filter(|c| matches!(c, Chunk::Text(_))).count()
+    texts
+        + instance
+            .end()
+            .await
+            .unwrap()
+            .iter()
+            .filter(|c| matches!(c, Chunk::Text(_)))
+            .count()
 }
 
 fn bench(c: &mut Criterion) {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     // No compiled-code cache: the benchmark measures running, not loading.
     let engine = GuestEngine::new(None).unwrap();
 
@@ -55,15 +80,30 @@ fn bench(c: &mut Criterion) {
     let anthropic = load(&engine, &rt, "anthropic");
 
     // The two paths must agree before they are compared.
-    assert_eq!(rt.block_on(decode_wasm(&openai, &openai_reads)), native::decode_openai(&openai_reads));
-    assert_eq!(rt.block_on(decode_wasm(&anthropic, &anthropic_reads)), native::decode_anthropic(&anthropic_reads));
+    assert_eq!(
+        rt.block_on(decode_wasm(&openai, &openai_reads)),
+        native::decode_openai(&openai_reads)
+    );
+    assert_eq!(
+        rt.block_on(decode_wasm(&anthropic, &anthropic_reads)),
+        native::decode_anthropic(&anthropic_reads)
+    );
 
     let mut g = c.benchmark_group("decode");
     g.throughput(Throughput::Elements(streams::EVENTS as u64));
-    g.bench_function("openai/native", |b| b.iter(|| black_box(native::decode_openai(black_box(&openai_reads)))));
-    g.bench_function("openai/wasm", |b| b.to_async(&rt).iter(|| decode_wasm(&openai, &openai_reads)));
-    g.bench_function("anthropic/native", |b| b.iter(|| black_box(native::decode_anthropic(black_box(&anthropic_reads)))));
-    g.bench_function("anthropic/wasm", |b| b.to_async(&rt).iter(|| decode_wasm(&anthropic, &anthropic_reads)));
+    g.bench_function("openai/native", |b| {
+        b.iter(|| black_box(native::decode_openai(black_box(&openai_reads))))
+    });
+    g.bench_function("openai/wasm", |b| {
+        b.to_async(&rt).iter(|| decode_wasm(&openai, &openai_reads))
+    });
+    g.bench_function("anthropic/native", |b| {
+        b.iter(|| black_box(native::decode_anthropic(black_box(&anthropic_reads))))
+    });
+    g.bench_function("anthropic/wasm", |b| {
+        b.to_async(&rt)
+            .iter(|| decode_wasm(&anthropic, &anthropic_reads))
+    });
     g.finish();
 
     // Where the Wasm time goes: one feed of the whole stream (per-call cost amortised away), and a
@@ -73,27 +113,45 @@ fn bench(c: &mut Criterion) {
     let ignored = streams::reads(&ignored_stream);
     let mut g = c.benchmark_group("decode-breakdown");
     g.throughput(Throughput::Elements(streams::EVENTS as u64));
-    g.bench_function("openai/wasm-one-read", |b| b.to_async(&rt).iter(|| decode_wasm(&openai, &whole)));
-    g.bench_function("openai/native-no-chunks", |b| b.iter(|| black_box(native::decode_openai(black_box(&ignored)))));
-    g.bench_function("openai/wasm-no-chunks", |b| b.to_async(&rt).iter(|| decode_wasm(&openai, &ignored)));
+    g.bench_function("openai/wasm-one-read", |b| {
+        b.to_async(&rt).iter(|| decode_wasm(&openai, &whole))
+    });
+    g.bench_function("openai/native-no-chunks", |b| {
+        b.iter(|| black_box(native::decode_openai(black_box(&ignored))))
+    });
+    g.bench_function("openai/wasm-no-chunks", |b| {
+        b.to_async(&rt).iter(|| decode_wasm(&openai, &ignored))
+    });
     // The same components on an engine that compiles no epoch checks into them (the host's CPU
     // bound, which the product never runs without): what the bound costs.
     let unbounded = GuestEngine::unbounded_for_benchmarks().unwrap();
-    let (openai_unbounded, anthropic_unbounded) = (load(&unbounded, &rt, "openai"), load(&unbounded, &rt, "anthropic"));
-    g.bench_function("openai/wasm-no-cpu-bound", |b| b.to_async(&rt).iter(|| decode_wasm(&openai_unbounded, &openai_reads)));
+    let (openai_unbounded, anthropic_unbounded) = (
+        load(&unbounded, &rt, "openai"),
+        load(&unbounded, &rt, "anthropic"),
+    );
+    g.bench_function("openai/wasm-no-cpu-bound", |b| {
+        b.to_async(&rt)
+            .iter(|| decode_wasm(&openai_unbounded, &openai_reads))
+    });
     g.bench_function("anthropic/wasm-no-cpu-bound", |b| {
-        b.to_async(&rt).iter(|| decode_wasm(&anthropic_unbounded, &anthropic_reads))
+        b.to_async(&rt)
+            .iter(|| decode_wasm(&anthropic_unbounded, &anthropic_reads))
     });
     g.finish();
 
     let mut g = c.benchmark_group("instantiate");
     for name in ["openai", "anthropic"] {
         let adapter = load(&engine, &rt, name);
-        g.bench_function(name, |b| b.to_async(&rt).iter(|| async { black_box(adapter.instantiate().await.unwrap()) }));
+        g.bench_function(name, |b| {
+            b.to_async(&rt)
+                .iter(|| async { black_box(adapter.instantiate().await.unwrap()) })
+        });
     }
     // The share of a fresh store (WASI context with nothing granted, limits, epoch callback) alone.
     let limits = GuestLimits::default_for(&dsh_host::guests::builtin_adapter("openai").unwrap());
-    g.bench_function("store-only", |b| b.iter(|| black_box(engine.new_store(&limits))));
+    g.bench_function("store-only", |b| {
+        b.iter(|| black_box(engine.new_store(&limits)))
+    });
     g.finish();
 }
 

@@ -34,7 +34,9 @@ pub fn anthropic() -> Vec<u8> {
             "event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{{\"type\":\"text_delta\",\"text\":\"word{i} \"}}}}\n\n"
         ));
     }
-    s.push_str("event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n");
+    s.push_str(
+        "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
+    );
     s.push_str("event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":9995}}\n\n");
     s.push_str("event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
     s.into_bytes()
@@ -47,5 +49,11 @@ pub fn reads(stream: &[u8]) -> Vec<&[u8]> {
 /// The OpenAI stream's size and framing, but every event is one the decoder parses and ignores
 /// (no chunk crosses back): separates the guest's parsing from the cost of returning chunks.
 pub fn openai_ignored() -> Vec<u8> {
-    String::from_utf8(openai()).unwrap().replace("\"choices\":[{\"index\":0,\"delta\"", "\"choicez\":[{\"index\":0,\"delta\"").into_bytes()
+    String::from_utf8(openai())
+        .unwrap()
+        .replace(
+            "\"choices\":[{\"index\":0,\"delta\"",
+            "\"choicez\":[{\"index\":0,\"delta\"",
+        )
+        .into_bytes()
 }

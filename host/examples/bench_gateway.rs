@@ -32,7 +32,9 @@ const MODEL: &str = "bench-model";
 const ANSWER: &str = r#"{"id":"chatcmpl-bench","object":"chat.completion","created":1767225600,"model":"bench-model","choices":[{"index":0,"message":{"role":"assistant","content":"Hello from the benchmark upstream."},"finish_reason":"stop"}],"usage":{"prompt_tokens":9,"completion_tokens":7,"total_tokens":16}}"#;
 
 fn request_body(model: &str, stream: bool) -> String {
-    format!(r#"{{"model":"{model}","messages":[{{"role":"user","content":"Say hello."}}],"max_tokens":16,"stream":{stream}}}"#)
+    format!(
+        r#"{{"model":"{model}","messages":[{{"role":"user","content":"Say hello."}}],"max_tokens":16,"stream":{stream}}}"#
+    )
 }
 
 // ---- the upstream ---------------------------------------------------------------------------------
@@ -45,27 +47,44 @@ struct StreamShape {
 
 fn upstream_main(args: &[String]) {
     let mut listen: SocketAddr = "127.0.0.1:0".parse().unwrap();
-    let mut shape = StreamShape { chunks: 20, interval: Duration::from_millis(250) };
+    let mut shape = StreamShape {
+        chunks: 20,
+        interval: Duration::from_millis(250),
+    };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().expect("a value").clone();
         match a.as_str() {
             "--listen" => listen = value().parse().expect("an address"),
             "--stream-chunks" => shape.chunks = value().parse().expect("a number"),
-            "--stream-interval-ms" => shape.interval = Duration::from_millis(value().parse().expect("a number")),
+            "--stream-interval-ms" => {
+                shape.interval = Duration::from_millis(value().parse().expect("a number"))
+            }
             other => panic!("unknown argument {other}"),
         }
     }
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     rt.block_on(async move {
         let listener = tokio::net::TcpListener::bind(listen).await.expect("bind");
-        println!("bench upstream listening on http://{}/v1", listener.local_addr().unwrap());
-        let router = axum::Router::new().fallback(move |uri: axum::http::Uri, body: axum::body::Bytes| answer(uri, body, shape));
+        println!(
+            "bench upstream listening on http://{}/v1",
+            listener.local_addr().unwrap()
+        );
+        let router =
+            axum::Router::new().fallback(move |uri: axum::http::Uri, body: axum::body::Bytes| {
+                answer(uri, body, shape)
+            });
         loop {
-            let Ok((stream, _)) = listener.accept().await else { continue };
+            let Ok((stream, _)) = listener.accept().await else {
+                continue;
+            };
             let _ = stream.set_nodelay(true);
             let service = hyper_util::service::TowerToHyperService::new(router.clone());
-            let conn = hyper::server::conn::http1::Builder::new().serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+            let conn = hyper::server::conn::http1::Builder::new()
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
             tokio::spawn(async move {
                 let _ = conn.await;
             });
@@ -73,11 +92,16 @@ fn upstream_main(args: &[String]) {
     });
 }
 
-async fn answer(uri: axum::http::Uri, _body: axum::body::Bytes, shape: StreamShape) -> axum::response::Response {
+async fn answer(
+    uri: axum::http::Uri,
+    _body: axum::body::Bytes,
+    shape: StreamShape,
+) -> axum::response::Response {
     use axum::http::HeaderValue;
     if !uri.path().contains("/slow/") {
         let mut r = axum::response::Response::new(axum::body::Body::from(ANSWER));
-        r.headers_mut().insert("content-type", HeaderValue::from_static("application/json"));
+        r.headers_mut()
+            .insert("content-type", HeaderValue::from_static("application/json"));
         return r;
     }
     let chunk = |delta: &str, finish: &str, usage: &str| {
@@ -85,22 +109,42 @@ async fn answer(uri: axum::http::Uri, _body: axum::body::Bytes, shape: StreamSha
             "data: {{\"id\":\"chatcmpl-bench\",\"object\":\"chat.completion.chunk\",\"created\":1767225600,\"model\":\"bench-model\",\"choices\":[{{\"index\":0,\"delta\":{delta},\"finish_reason\":{finish}}}]{usage}}}\n\n"
         )
     };
-    let mut events = vec![(Duration::ZERO, chunk(r#"{"role":"assistant","content":""}"#, "null", ""))];
+    let mut events = vec![(
+        Duration::ZERO,
+        chunk(r#"{"role":"assistant","content":""}"#, "null", ""),
+    )];
     for i in 0..shape.chunks {
-        events.push((shape.interval, chunk(&format!(r#"{{"content":"w{i} "}}"#), "null", "")));
+        events.push((
+            shape.interval,
+            chunk(&format!(r#"{{"content":"w{i} "}}"#), "null", ""),
+        ));
     }
-    events.push((Duration::ZERO, chunk("{}", "\"stop\"", r#","usage":{"prompt_tokens":9,"completion_tokens":20,"total_tokens":29}"#)));
+    events.push((
+        Duration::ZERO,
+        chunk(
+            "{}",
+            "\"stop\"",
+            r#","usage":{"prompt_tokens":9,"completion_tokens":20,"total_tokens":29}"#,
+        ),
+    ));
     events.push((Duration::ZERO, "data: [DONE]\n\n".to_string()));
     let stream = futures_util::stream::unfold(events.into_iter(), |mut it| async move {
         let (wait, text) = it.next()?;
         if !wait.is_zero() {
             tokio::time::sleep(wait).await;
         }
-        Some((Ok::<_, std::convert::Infallible>(axum::body::Bytes::from(text)), it))
+        Some((
+            Ok::<_, std::convert::Infallible>(axum::body::Bytes::from(text)),
+            it,
+        ))
     });
     let mut r = axum::response::Response::new(axum::body::Body::from_stream(stream));
-    r.headers_mut().insert("content-type", HeaderValue::from_static("text/event-stream"));
-    r.headers_mut().insert("cache-control", HeaderValue::from_static("no-cache"));
+    r.headers_mut().insert(
+        "content-type",
+        HeaderValue::from_static("text/event-stream"),
+    );
+    r.headers_mut()
+        .insert("cache-control", HeaderValue::from_static("no-cache"));
     r
 }
 
@@ -126,7 +170,10 @@ impl Drop for Proc {
 
 /// Spawns a process whose first stdout line holds its URL after `prefix`; stdout keeps draining.
 fn spawn_with_url(name: &'static str, mut cmd: Command, prefix: &str) -> (Proc, String) {
-    let mut child = cmd.stdout(Stdio::piped()).spawn().unwrap_or_else(|e| panic!("starting {name}: {e}"));
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("starting {name}: {e}"));
     let mut reader = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
     reader.read_line(&mut line).unwrap();
@@ -139,7 +186,11 @@ fn spawn_with_url(name: &'static str, mut cmd: Command, prefix: &str) -> (Proc, 
 }
 
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// A process and all its descendants (LiteLLM may fork workers).
@@ -148,10 +199,15 @@ fn tree_pids(root: u32) -> Vec<u32> {
     let mut parents: Vec<(u32, u32)> = Vec::new();
     if let Ok(dir) = std::fs::read_dir("/proc") {
         for e in dir.flatten() {
-            let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else { continue };
+            let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
             let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
             // The command name is in parentheses and may hold spaces: the ppid follows the last ')'.
-            let ppid = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)).and_then(|p| p.parse().ok());
+            let ppid = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                .and_then(|p| p.parse().ok());
             if let Some(ppid) = ppid {
                 parents.push((pid, ppid));
             }
@@ -179,7 +235,10 @@ fn tree_cpu(root: u32) -> f64 {
         .iter()
         .map(|p| {
             let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
-            let f: Vec<&str> = stat.rsplit_once(')').map(|(_, r)| r.split_whitespace().collect()).unwrap_or_default();
+            let f: Vec<&str> = stat
+                .rsplit_once(')')
+                .map(|(_, r)| r.split_whitespace().collect())
+                .unwrap_or_default();
             // After the name: state is field 3, utime 14 and stime 15 (1-based) of the whole line.
             let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
             (ticks(11) + ticks(12)) / tick
@@ -215,7 +274,11 @@ impl RssSampler {
                 std::thread::sleep(Duration::from_millis(20));
             }
         });
-        RssSampler { stop, peak, thread: Some(thread) }
+        RssSampler {
+            stop,
+            peak,
+            thread: Some(thread),
+        }
     }
 
     fn finish(mut self) -> u64 {
@@ -230,7 +293,12 @@ fn mib(bytes: u64) -> f64 {
 }
 
 fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg").unwrap_or_default().split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The file system holding `path`, from /proc/mounts: `ext4 (/dev/vda)`.
@@ -284,7 +352,11 @@ fn write_gateway_config(dir: &Path, upstream: &str) -> PathBuf {
 
 fn start_gateway(dsh_host: &Path, config: &Path, sessions: &Path) -> (Proc, String) {
     let mut cmd = Command::new(dsh_host);
-    cmd.arg("--config").arg(config).arg("--sessions").arg(sessions).args(["serve", "--listen", "127.0.0.1:0"]);
+    cmd.arg("--config")
+        .arg(config)
+        .arg("--sessions")
+        .arg(sessions)
+        .args(["serve", "--listen", "127.0.0.1:0"]);
     cmd.env("DSH_BENCH_GATEWAY_KEYS", GATEWAY_KEY);
     let (p, url) = spawn_with_url("gateway", cmd, "dsh-host gateway listening on ");
     (p, format!("{url}/chat/completions"))
@@ -304,14 +376,23 @@ fn start_litellm(litellm: &Path, dir: &Path, upstream: &str) -> (Proc, String) {
     .unwrap();
     let port = free_port();
     let mut cmd = Command::new(litellm);
-    cmd.arg("--config").arg(&config).args(["--host", "127.0.0.1", "--port", &port.to_string(), "--num_workers", "1"]);
+    cmd.arg("--config").arg(&config).args([
+        "--host",
+        "127.0.0.1",
+        "--port",
+        &port.to_string(),
+        "--num_workers",
+        "1",
+    ]);
     cmd.env("LITELLM_MASTER_KEY", LITELLM_KEY)
         // No fetch of the model cost map from the network, no telemetry, quiet logs.
         .env("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         .env("LITELLM_TELEMETRY", "False")
         .env("LITELLM_LOG", "ERROR")
         .stdout(Stdio::null())
-        .stderr(Stdio::from(std::fs::File::create(dir.join("litellm.log")).unwrap()));
+        .stderr(Stdio::from(
+            std::fs::File::create(dir.join("litellm.log")).unwrap(),
+        ));
     let child = cmd.spawn().expect("starting litellm");
     let p = Proc { child };
     let base = format!("http://127.0.0.1:{port}");
@@ -319,14 +400,20 @@ fn start_litellm(litellm: &Path, dir: &Path, upstream: &str) -> (Proc, String) {
     loop {
         if let Ok(mut s) = std::net::TcpStream::connect(("127.0.0.1", port)) {
             use std::io::{Read, Write};
-            let _ = s.write_all(b"GET /health/liveliness HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n");
+            let _ = s.write_all(
+                b"GET /health/liveliness HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n",
+            );
             let mut buf = String::new();
             let _ = s.read_to_string(&mut buf);
             if buf.starts_with("HTTP/1.1 200") {
                 break;
             }
         }
-        assert!(Instant::now() < deadline, "LiteLLM proxy did not become ready in 180 s (see {})", dir.join("litellm.log").display());
+        assert!(
+            Instant::now() < deadline,
+            "LiteLLM proxy did not become ready in 180 s (see {})",
+            dir.join("litellm.log").display()
+        );
         std::thread::sleep(Duration::from_millis(250));
     }
     (p, format!("{base}/v1/chat/completions"))
@@ -350,35 +437,77 @@ struct Run {
 fn oha(oha: &Path, t: &Target, extra: &[String]) -> Run {
     let body = request_body(t.model, false);
     let out = Command::new(oha)
-        .args(["--no-tui", "--output-format", "json", "-m", "POST", "-T", "application/json"])
-        .args(["-H", &format!("authorization: Bearer {}", t.key), "-d", &body])
+        .args([
+            "--no-tui",
+            "--output-format",
+            "json",
+            "-m",
+            "POST",
+            "-T",
+            "application/json",
+        ])
+        .args([
+            "-H",
+            &format!("authorization: Bearer {}", t.key),
+            "-d",
+            &body,
+        ])
         .args(extra)
         .arg(&t.url)
         .output()
         .expect("running oha");
-    assert!(out.status.success(), "oha failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "oha failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("oha's JSON");
     let pct = |k: &str| v["latencyPercentiles"][k].as_f64().unwrap_or(f64::NAN) * 1e6;
-    let codes = v["statusCodeDistribution"].as_object().cloned().unwrap_or_default();
+    let codes = v["statusCodeDistribution"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
     let ok = codes.get("200").and_then(|n| n.as_u64()).unwrap_or(0);
     let mut total: u64 = codes.values().filter_map(|n| n.as_u64()).sum();
-    let mut errors: Vec<String> = codes.iter().filter(|(k, _)| *k != "200").map(|(k, n)| format!("{n} × HTTP {k}")).collect();
+    let mut errors: Vec<String> = codes
+        .iter()
+        .filter(|(k, _)| *k != "200")
+        .map(|(k, n)| format!("{n} × HTTP {k}"))
+        .collect();
     if let Some(e) = v["errorDistribution"].as_object() {
         for (k, n) in e {
             total += n.as_u64().unwrap_or(0);
             errors.push(format!("{n} × {k}"));
         }
     }
-    Run { rps: v["summary"]["requestsPerSec"].as_f64().unwrap_or(0.0), p50_us: pct("p50"), p99_us: pct("p99"), ok, total, errors: errors.join("; "), cpu_per_request_us: 0.0 }
+    Run {
+        rps: v["summary"]["requestsPerSec"].as_f64().unwrap_or(0.0),
+        p50_us: pct("p50"),
+        p99_us: pct("p99"),
+        ok,
+        total,
+        errors: errors.join("; "),
+        cpu_per_request_us: 0.0,
+    }
 }
 
 // ---- the built-in client (quick mode, streams) ---------------------------------------------------------
 
 fn client(connections: usize) -> reqwest::Client {
-    reqwest::Client::builder().pool_max_idle_per_host(connections).tcp_nodelay(true).timeout(Duration::from_secs(120)).build().unwrap()
+    reqwest::Client::builder()
+        .pool_max_idle_per_host(connections)
+        .tcp_nodelay(true)
+        .timeout(Duration::from_secs(120))
+        .build()
+        .unwrap()
 }
 
-async fn post(c: &reqwest::Client, url: &str, key: &str, body: String) -> Result<reqwest::Response, String> {
+async fn post(
+    c: &reqwest::Client,
+    url: &str,
+    key: &str,
+    body: String,
+) -> Result<reqwest::Response, String> {
     c.post(url)
         .header("authorization", format!("Bearer {key}"))
         .header("content-type", "application/json")
@@ -405,7 +534,15 @@ async fn closed_loop(t: &Target, n: usize) -> Run {
         times.push(t0.elapsed().as_secs_f64() * 1e6);
     }
     let rps = n as f64 / started.elapsed().as_secs_f64();
-    Run { rps, p50_us: percentile(&times, 0.5), p99_us: percentile(&times, 0.99), ok, total: n as u64, errors: String::new(), cpu_per_request_us: 0.0 }
+    Run {
+        rps,
+        p50_us: percentile(&times, 0.5),
+        p99_us: percentile(&times, 0.99),
+        ok,
+        total: n as u64,
+        errors: String::new(),
+        cpu_per_request_us: 0.0,
+    }
 }
 
 fn percentile(v: &[f64], p: f64) -> f64 {
@@ -438,12 +575,21 @@ async fn streams(t: &Target, n: usize, chunks: usize, stall: Duration) -> Stream
     let started = Instant::now();
     let mut tasks = Vec::with_capacity(n);
     for _ in 0..n {
-        let (c, url, key, body) = (c.clone(), t.stream_url.clone(), t.key, request_body(t.stream_model, true));
+        let (c, url, key, body) = (
+            c.clone(),
+            t.stream_url.clone(),
+            t.key,
+            request_body(t.stream_model, true),
+        );
         tasks.push(tokio::spawn(async move {
             let t0 = Instant::now();
             let mut r = post(&c, &url, key, body).await?;
             if r.status() != 200 {
-                return Err(format!("HTTP {}: {}", r.status(), r.text().await.unwrap_or_default()));
+                return Err(format!(
+                    "HTTP {}: {}",
+                    r.status(),
+                    r.text().await.unwrap_or_default()
+                ));
             }
             let (mut first, mut last, mut gap) = (None, Instant::now(), Duration::ZERO);
             let mut all = Vec::new();
@@ -455,12 +601,24 @@ async fn streams(t: &Target, n: usize, chunks: usize, stall: Duration) -> Stream
                 all.extend_from_slice(&b);
             }
             let text = String::from_utf8_lossy(&all);
-            let pieces = (0..chunks).filter(|i| text.contains(&format!("w{i} "))).count();
+            let pieces = (0..chunks)
+                .filter(|i| text.contains(&format!("w{i} ")))
+                .count();
             let done = text.contains("data: [DONE]");
             Ok::<_, String>((first.unwrap_or_default(), gap, pieces == chunks && done))
         }));
     }
-    let mut report = StreamReport { completed: 0, stalled: 0, failed: Vec::new(), max_gap_ms: 0.0, first_byte_p50_ms: 0.0, first_byte_p99_ms: 0.0, wall_s: 0.0, peak_rss: 0, rss_before };
+    let mut report = StreamReport {
+        completed: 0,
+        stalled: 0,
+        failed: Vec::new(),
+        max_gap_ms: 0.0,
+        first_byte_p50_ms: 0.0,
+        first_byte_p99_ms: 0.0,
+        wall_s: 0.0,
+        peak_rss: 0,
+        rss_before,
+    };
     let mut firsts = Vec::new();
     for task in tasks {
         match task.await.unwrap() {
@@ -492,10 +650,16 @@ async fn streams(t: &Target, n: usize, chunks: usize, stall: Duration) -> Stream
 async fn warm_up(t: &Target, n: usize) {
     let c = client(1);
     for _ in 0..n {
-        let r = post(&c, &t.url, t.key, request_body(t.model, false)).await.unwrap_or_else(|e| panic!("{}: {e}", t.label));
+        let r = post(&c, &t.url, t.key, request_body(t.model, false))
+            .await
+            .unwrap_or_else(|e| panic!("{}: {e}", t.label));
         let status = r.status();
         let text = r.text().await.unwrap_or_default();
-        assert!(status == 200 && text.contains("Hello from the benchmark upstream"), "{}: HTTP {status}: {text}", t.label);
+        assert!(
+            status == 200 && text.contains("Hello from the benchmark upstream"),
+            "{}: HTTP {status}: {text}",
+            t.label
+        );
     }
 }
 
@@ -512,7 +676,15 @@ struct Opts {
 }
 
 fn opts(args: &[String]) -> Opts {
-    let mut o = Opts { dsh_host: PathBuf::new(), oha: None, litellm: None, seconds: 10, streams: 1_000, work: None, quick: false };
+    let mut o = Opts {
+        dsh_host: PathBuf::new(),
+        oha: None,
+        litellm: None,
+        seconds: 10,
+        streams: 1_000,
+        work: None,
+        quick: false,
+    };
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = || it.next().expect("a value").clone();
@@ -527,7 +699,11 @@ fn opts(args: &[String]) -> Opts {
             other => panic!("unknown argument {other}"),
         }
     }
-    assert!(o.dsh_host.exists(), "--dsh-host: no such binary {}", o.dsh_host.display());
+    assert!(
+        o.dsh_host.exists(),
+        "--dsh-host: no such binary {}",
+        o.dsh_host.display()
+    );
     if o.quick {
         o.streams = o.streams.min(50);
     }
@@ -545,7 +721,13 @@ fn us(v: f64) -> String {
 }
 
 fn signed_us(v: f64) -> String {
-    if v.is_nan() { "—".into() } else if v.abs() >= 10_000.0 { format!("{:+.1} ms", v / 1e3) } else { format!("{v:+.0} µs") }
+    if v.is_nan() {
+        "—".into()
+    } else if v.abs() >= 10_000.0 {
+        format!("{:+.1} ms", v / 1e3)
+    } else {
+        format!("{v:+.0} µs")
+    }
 }
 
 fn met(ok: bool) -> &'static str {
@@ -568,11 +750,20 @@ fn report_main(args: &[String]) {
     let _ = std::fs::remove_dir_all(&sessions);
     std::fs::create_dir_all(&sessions).unwrap();
     let load_before = loadavg();
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
 
     let (chunks, interval_ms) = if o.quick { (5, 50) } else { (20, 250) };
     let mut up = Command::new(std::env::current_exe().unwrap());
-    up.args(["upstream", "--stream-chunks", &chunks.to_string(), "--stream-interval-ms", &interval_ms.to_string()]);
+    up.args([
+        "upstream",
+        "--stream-chunks",
+        &chunks.to_string(),
+        "--stream-interval-ms",
+        &interval_ms.to_string(),
+    ]);
     let (upstream, up_url) = spawn_with_url("upstream", up, "bench upstream listening on ");
     let config = write_gateway_config(&work, &up_url);
     // The first start after a build compiles the guests into the compiled-code cache, and the
@@ -581,7 +772,15 @@ fn report_main(args: &[String]) {
     // The guests are compiled when the first request needs them, so the first gateway gets one:
     // without it the measured gateway would compile them and keep the compiler's memory.
     let (first, first_url) = start_gateway(&o.dsh_host, &config, &sessions);
-    let first_target = Target { label: "gateway, first start", url: first_url.clone(), stream_url: first_url, key: GATEWAY_KEY, model: MODEL, stream_model: "slow/bench-model", pid: Some(first.pid()) };
+    let first_target = Target {
+        label: "gateway, first start",
+        url: first_url.clone(),
+        stream_url: first_url,
+        key: GATEWAY_KEY,
+        model: MODEL,
+        stream_model: "slow/bench-model",
+        pid: Some(first.pid()),
+    };
     rt.block_on(warm_up(&first_target, 1));
     std::thread::sleep(Duration::from_millis(300));
     let rss_first_start = rss_of(first.pid());
@@ -617,7 +816,15 @@ fn report_main(args: &[String]) {
     let mut targets = vec![direct.clone(), gw.clone()];
     if let (Some(l), false) = (&o.litellm, o.quick) {
         let (p, url) = start_litellm(l, &work, &up_url);
-        let t = Target { label: "LiteLLM proxy", url: url.clone(), stream_url: url, key: LITELLM_KEY, model: MODEL, stream_model: "bench-slow", pid: Some(p.pid()) };
+        let t = Target {
+            label: "LiteLLM proxy",
+            url: url.clone(),
+            stream_url: url,
+            key: LITELLM_KEY,
+            model: MODEL,
+            stream_model: "bench-slow",
+            pid: Some(p.pid()),
+        };
         rt.block_on(warm_up(&t, 20));
         targets.push(t);
         litellm_proc = Some(p);
@@ -627,7 +834,15 @@ fn report_main(args: &[String]) {
     let mut out = String::new();
     let w = &mut out;
     writeln!(w, "\n## 6. Gateway (`dsh-host serve`): added latency, throughput, streams and memory, against the upstream directly and LiteLLM proxy\n").unwrap();
-    let generator = if o.quick { "the built-in Rust client, quick mode: no oha, no LiteLLM, not comparable with a full run".to_string() } else { format!("oha {}: `oha --no-tui --output-format json -m POST -T application/json -H 'authorization: Bearer KEY' -d BODY URL` plus the load flags below", tool_version(o.oha.as_deref(), "--version")) };
+    let generator = if o.quick {
+        "the built-in Rust client, quick mode: no oha, no LiteLLM, not comparable with a full run"
+            .to_string()
+    } else {
+        format!(
+            "oha {}: `oha --no-tui --output-format json -m POST -T application/json -H 'authorization: Bearer KEY' -d BODY URL` plus the load flags below",
+            tool_version(o.oha.as_deref(), "--version")
+        )
+    };
     writeln!(w, "One run, every path side by side: the same upstream (`bench_gateway upstream`, a fixed-answer keep-alive HTTP/1.1 server on the gateway's own hyper stack: a {}-byte non-streaming chat completion for every `POST`, or {chunks} SSE chunks {interval_ms} ms apart under `/slow/`), the same load generator ({generator}), the same request body. Gateway: release build, one `openai-compatible` provider, auth on (a gateway key from `keys_env`), the default recovery waterfall, its session log on {} (one session file per request; its end group-committed just after the answer, one `syncfs` per batch). {}Machine load (1/5/15-min averages) before: {load_before}.\n",
         ANSWER.len(),
         filesystem_of(&sessions),
@@ -638,7 +853,17 @@ fn report_main(args: &[String]) {
     let mut one = Vec::new();
     for t in &targets {
         let r = match &o.oha {
-            Some(oha_bin) if !o.quick => oha(oha_bin, t, &["-c".into(), "1".into(), "-z".into(), format!("{secs}s"), "-w".into()]),
+            Some(oha_bin) if !o.quick => oha(
+                oha_bin,
+                t,
+                &[
+                    "-c".into(),
+                    "1".into(),
+                    "-z".into(),
+                    format!("{secs}s"),
+                    "-w".into(),
+                ],
+            ),
             _ => rt.block_on(closed_loop(t, 200)),
         };
         one.push((t.label, r));
@@ -649,24 +874,79 @@ fn report_main(args: &[String]) {
         // The embedded mock as the upstream would be: one step per request, one request per connection.
         let steps = 30_000;
         let script = work.join("mock-script.json");
-        let step = serde_json::json!({"headers": {"content-type": "application/json"}, "body": ANSWER}).to_string();
-        std::fs::write(&script, format!("{{\"steps\":[{}]}}", vec![step; steps].join(","))).unwrap();
+        let step =
+            serde_json::json!({"headers": {"content-type": "application/json"}, "body": ANSWER})
+                .to_string();
+        std::fs::write(
+            &script,
+            format!("{{\"steps\":[{}]}}", vec![step; steps].join(",")),
+        )
+        .unwrap();
         let mut cmd = Command::new(&o.dsh_host);
         cmd.args(["mock", "--script"]).arg(&script);
         let (mock, mock_url) = spawn_with_url("mock", cmd, "mock provider listening on ");
-        let t = Target { label: "embedded mock directly", url: format!("{mock_url}/chat/completions"), stream_url: String::new(), key: "x", model: MODEL, stream_model: MODEL, pid: Some(mock.pid()) };
-        mock_one = Some(oha(oha_bin, &t, &["-c".into(), "1".into(), "-n".into(), "5000".into()]));
-        mock_max = Some(oha(oha_bin, &t, &["-c".into(), "64".into(), "-n".into(), "20000".into()]));
+        let t = Target {
+            label: "embedded mock directly",
+            url: format!("{mock_url}/chat/completions"),
+            stream_url: String::new(),
+            key: "x",
+            model: MODEL,
+            stream_model: MODEL,
+            pid: Some(mock.pid()),
+        };
+        mock_one = Some(oha(
+            oha_bin,
+            &t,
+            &["-c".into(), "1".into(), "-n".into(), "5000".into()],
+        ));
+        mock_max = Some(oha(
+            oha_bin,
+            &t,
+            &["-c".into(), "64".into(), "-n".into(), "20000".into()],
+        ));
         drop(mock);
     }
     let base = one[0].1.clone();
-    writeln!(w, "### 6a. Latency at one connection (closed loop, {})\n", if o.quick { "200 requests".to_string() } else { format!("`oha -c 1 -z {secs}s -w`") }).unwrap();
+    writeln!(
+        w,
+        "### 6a. Latency at one connection (closed loop, {})\n",
+        if o.quick {
+            "200 requests".to_string()
+        } else {
+            format!("`oha -c 1 -z {secs}s -w`")
+        }
+    )
+    .unwrap();
     writeln!(w, "| path | requests/s | p50 | p99 | added p50 | added p99 | target (added) |\n| --- | --- | --- | --- | --- | --- | --- |").unwrap();
     for (label, r) in &one {
         let (a50, a99) = (r.p50_us - base.p50_us, r.p99_us - base.p99_us);
-        let target = if label.starts_with("gateway") { format!("≤ 100 µs p50 ({}), ≤ 500 µs p99 ({})", met(a50 <= 100.0), met(a99 <= 500.0)) } else { String::new() };
-        let added = |v: f64| if *label == base_label(&one) { "—".to_string() } else { signed_us(v) };
-        writeln!(w, "| {label} | {:.0} | {} | {} | {} | {} | {target} |{}", r.rps, us(r.p50_us), us(r.p99_us), added(a50), added(a99), errors_note(r)).unwrap();
+        let target = if label.starts_with("gateway") {
+            format!(
+                "≤ 100 µs p50 ({}), ≤ 500 µs p99 ({})",
+                met(a50 <= 100.0),
+                met(a99 <= 500.0)
+            )
+        } else {
+            String::new()
+        };
+        let added = |v: f64| {
+            if *label == base_label(&one) {
+                "—".to_string()
+            } else {
+                signed_us(v)
+            }
+        };
+        writeln!(
+            w,
+            "| {label} | {:.0} | {} | {} | {} | {} | {target} |{}",
+            r.rps,
+            us(r.p50_us),
+            us(r.p99_us),
+            added(a50),
+            added(a99),
+            errors_note(r)
+        )
+        .unwrap();
     }
     if let Some(m) = &mock_one {
         writeln!(w, "| embedded mock directly (`dsh-host mock`, `-n 5000`: a new connection per request) | {:.0} | {} | {} | {} | {} | not the baseline |{}", m.rps, us(m.p50_us), us(m.p99_us), signed_us(m.p50_us - base.p50_us), signed_us(m.p99_us - base.p99_us), errors_note(m)).unwrap();
@@ -679,14 +959,48 @@ fn report_main(args: &[String]) {
     let mut rate = Vec::new();
     if let (Some(oha_bin), false) = (&o.oha, o.quick) {
         for t in &targets {
-            rate.push((t.label, oha(oha_bin, t, &["-c".into(), "100".into(), "-q".into(), "1000".into(), "--latency-correction".into(), "-z".into(), format!("{secs}s"), "-w".into()])));
+            rate.push((
+                t.label,
+                oha(
+                    oha_bin,
+                    t,
+                    &[
+                        "-c".into(),
+                        "100".into(),
+                        "-q".into(),
+                        "1000".into(),
+                        "--latency-correction".into(),
+                        "-z".into(),
+                        format!("{secs}s"),
+                        "-w".into(),
+                    ],
+                ),
+            ));
         }
         let base = rate[0].1.clone();
         writeln!(w, "\n### 6b. Latency at a fixed 1,000 requests/s (`oha -c 100 -q 1000 --latency-correction -z {secs}s -w`: coordinated omission corrected)\n").unwrap();
         writeln!(w, "| path | achieved requests/s | p50 | p99 | added p50 | added p99 | answered 200 |\n| --- | --- | --- | --- | --- | --- | --- |").unwrap();
         for (i, (label, r)) in rate.iter().enumerate() {
-            let added = |v: f64| if i == 0 { "—".to_string() } else { signed_us(v) };
-            writeln!(w, "| {label} | {:.0} | {} | {} | {} | {} | {} / {} |{}", r.rps, us(r.p50_us), us(r.p99_us), added(r.p50_us - base.p50_us), added(r.p99_us - base.p99_us), r.ok, r.total, errors_note(r)).unwrap();
+            let added = |v: f64| {
+                if i == 0 {
+                    "—".to_string()
+                } else {
+                    signed_us(v)
+                }
+            };
+            writeln!(
+                w,
+                "| {label} | {:.0} | {} | {} | {} | {} | {} / {} |{}",
+                r.rps,
+                us(r.p50_us),
+                us(r.p99_us),
+                added(r.p50_us - base.p50_us),
+                added(r.p99_us - base.p99_us),
+                r.ok,
+                r.total,
+                errors_note(r)
+            )
+            .unwrap();
         }
     }
 
@@ -698,8 +1012,19 @@ fn report_main(args: &[String]) {
         for t in &targets {
             let sampler = t.pid.map(RssSampler::start);
             let cpu0 = t.pid.map(tree_cpu).unwrap_or(0.0);
-            let mut r = oha(oha_bin, t, &["-c".into(), "64".into(), "-z".into(), format!("{secs}s"), "-w".into()]);
-            r.cpu_per_request_us = (t.pid.map(tree_cpu).unwrap_or(0.0) - cpu0) / r.total.max(1) as f64 * 1e6;
+            let mut r = oha(
+                oha_bin,
+                t,
+                &[
+                    "-c".into(),
+                    "64".into(),
+                    "-z".into(),
+                    format!("{secs}s"),
+                    "-w".into(),
+                ],
+            );
+            r.cpu_per_request_us =
+                (t.pid.map(tree_cpu).unwrap_or(0.0) - cpu0) / r.total.max(1) as f64 * 1e6;
             let peak = sampler.map(RssSampler::finish).unwrap_or(0);
             if t.label.starts_with("gateway") {
                 gw_loaded = peak;
@@ -709,17 +1034,37 @@ fn report_main(args: &[String]) {
             }
             max.push((t.label, r));
         }
-        let lite = max.iter().find(|(l, _)| l.starts_with("LiteLLM")).map(|(_, r)| r.rps);
-        writeln!(w, "\n### 6c. Maximum throughput (`oha -c 64 -z {secs}s -w`, no rate limit)\n").unwrap();
+        let lite = max
+            .iter()
+            .find(|(l, _)| l.starts_with("LiteLLM"))
+            .map(|(_, r)| r.rps);
+        writeln!(
+            w,
+            "\n### 6c. Maximum throughput (`oha -c 64 -z {secs}s -w`, no rate limit)\n"
+        )
+        .unwrap();
         writeln!(w, "| path | requests/s | p50 | p99 | answered 200 | CPU per request (the path's process) | × LiteLLM proxy | target |\n| --- | --- | --- | --- | --- | --- | --- | --- |").unwrap();
         for (label, r) in &max {
-            let ratio = lite.map(|l| format!("{:.1}×", r.rps / l)).unwrap_or_else(|| "—".into());
+            let ratio = lite
+                .map(|l| format!("{:.1}×", r.rps / l))
+                .unwrap_or_else(|| "—".into());
             let target = match (label.starts_with("gateway"), lite) {
                 (true, Some(l)) => format!("≥ 50× ({})", met(r.rps / l >= 50.0)),
                 (true, None) => "≥ 50× (no LiteLLM run)".into(),
                 _ => String::new(),
             };
-            writeln!(w, "| {label} | {:.0} | {} | {} | {} / {} | {:.0} µs | {ratio} | {target} |{}", r.rps, us(r.p50_us), us(r.p99_us), r.ok, r.total, r.cpu_per_request_us, errors_note(r)).unwrap();
+            writeln!(
+                w,
+                "| {label} | {:.0} | {} | {} | {} / {} | {:.0} µs | {ratio} | {target} |{}",
+                r.rps,
+                us(r.p50_us),
+                us(r.p99_us),
+                r.ok,
+                r.total,
+                r.cpu_per_request_us,
+                errors_note(r)
+            )
+            .unwrap();
         }
         if let (Some(m), Some(m1)) = (&mock_max, &mock_one) {
             let _ = m1;
@@ -747,7 +1092,14 @@ fn report_main(args: &[String]) {
             gw_stream_peak = r.peak_rss;
         }
         let per = r.peak_rss.saturating_sub(r.rss_before) as f64 / n as f64 / 1024.0;
-        let failed = if r.failed.is_empty() { String::new() } else { format!(" first failures: {}", r.failed.join(" / ").replace('|', "\\|")) };
+        let failed = if r.failed.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " first failures: {}",
+                r.failed.join(" / ").replace('|', "\\|")
+            )
+        };
         writeln!(w, "| {label} | {} / {n} | {} | {:.0} ms | {:.1} / {:.1} ms | {:.2} s | {:.1} MiB | {per:.1} KiB |{failed}", r.completed, r.stalled, r.max_gap_ms, r.first_byte_p50_ms, r.first_byte_p99_ms, r.wall_s, mib(r.peak_rss)).unwrap();
     }
 
@@ -757,25 +1109,71 @@ fn report_main(args: &[String]) {
     let rss_after = rss_of(gateway.pid());
     std::thread::sleep(Duration::from_secs(10));
     let rss_trimmed = rss_of(gateway.pid());
-    writeln!(w, "\n### 6e. Resident memory (VmRSS; peaks sampled every 20 ms)\n").unwrap();
-    writeln!(w, "| process | state | RSS | target |\n| --- | --- | --- | --- |").unwrap();
+    writeln!(
+        w,
+        "\n### 6e. Resident memory (VmRSS; peaks sampled every 20 ms)\n"
+    )
+    .unwrap();
+    writeln!(
+        w,
+        "| process | state | RSS | target |\n| --- | --- | --- | --- |"
+    )
+    .unwrap();
     writeln!(w, "| gateway | first start after the build, after its first request (compiles the guests when the cache is cold) | {:.1} MiB | |", mib(rss_first_start)).unwrap();
-    writeln!(w, "| gateway | idle, just started (no request yet) | {:.1} MiB | ≤ 30 MiB ({}) |", mib(rss_started), met(mib(rss_started) <= 30.0)).unwrap();
+    writeln!(
+        w,
+        "| gateway | idle, just started (no request yet) | {:.1} MiB | ≤ 30 MiB ({}) |",
+        mib(rss_started),
+        met(mib(rss_started) <= 30.0)
+    )
+    .unwrap();
     writeln!(w, "| gateway | idle, after 20 requests (adapter loaded, instance pool warm) | {:.1} MiB | ≤ 30 MiB ({}) |", mib(rss_warm), met(mib(rss_warm) <= 30.0)).unwrap();
     if gw_loaded > 0 {
-        writeln!(w, "| gateway | loaded: peak during the maximum-throughput run | {:.1} MiB | |", mib(gw_loaded)).unwrap();
+        writeln!(
+            w,
+            "| gateway | loaded: peak during the maximum-throughput run | {:.1} MiB | |",
+            mib(gw_loaded)
+        )
+        .unwrap();
     }
-    writeln!(w, "| gateway | loaded: peak during {n} concurrent streams | {:.1} MiB | |", mib(gw_stream_peak)).unwrap();
-    writeln!(w, "| gateway | idle again, 2 s after the last run | {:.1} MiB | |", mib(rss_after)).unwrap();
-    writeln!(w, "| gateway | idle again, 12 s after the last run (freed memory given back) | {:.1} MiB | |", mib(rss_trimmed)).unwrap();
+    writeln!(
+        w,
+        "| gateway | loaded: peak during {n} concurrent streams | {:.1} MiB | |",
+        mib(gw_stream_peak)
+    )
+    .unwrap();
+    writeln!(
+        w,
+        "| gateway | idle again, 2 s after the last run | {:.1} MiB | |",
+        mib(rss_after)
+    )
+    .unwrap();
+    writeln!(
+        w,
+        "| gateway | idle again, 12 s after the last run (freed memory given back) | {:.1} MiB | |",
+        mib(rss_trimmed)
+    )
+    .unwrap();
     if let Some(idle) = litellm_idle {
-        writeln!(w, "| LiteLLM proxy (process tree) | idle, after 20 requests | {:.1} MiB | |", mib(idle)).unwrap();
+        writeln!(
+            w,
+            "| LiteLLM proxy (process tree) | idle, after 20 requests | {:.1} MiB | |",
+            mib(idle)
+        )
+        .unwrap();
     }
     if let Some(l) = litellm_loaded {
         writeln!(w, "| LiteLLM proxy (process tree) | loaded: peak during the maximum-throughput run | {:.1} MiB | |", mib(l)).unwrap();
     }
     let files = std::fs::read_dir(&sessions).map(|d| d.count()).unwrap_or(0);
-    let bytes: u64 = std::fs::read_dir(&sessions).map(|d| d.flatten().filter_map(|e| e.metadata().ok()).map(|m| m.len()).sum()).unwrap_or(0);
+    let bytes: u64 = std::fs::read_dir(&sessions)
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| e.metadata().ok())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0);
     drop(litellm_proc);
     drop(gateway);
     drop(upstream);
@@ -794,7 +1192,11 @@ fn fsync_probe(dir: &Path, n: usize) -> (f64, f64) {
     let mut times = Vec::with_capacity(n);
     for i in 0..n {
         let t0 = Instant::now();
-        let mut f = std::fs::OpenOptions::new().append(true).create_new(true).open(probe.join(format!("{i}.jsonl"))).unwrap();
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .create_new(true)
+            .open(probe.join(format!("{i}.jsonl")))
+            .unwrap();
         f.write_all(&line).unwrap();
         f.sync_data().unwrap();
         times.push(t0.elapsed().as_secs_f64() * 1e6);
@@ -808,16 +1210,25 @@ fn base_label(one: &[(&'static str, Run)]) -> &'static str {
 }
 
 fn errors_note(r: &Run) -> String {
-    if r.errors.is_empty() { String::new() } else { format!(" not 200: {}", r.errors.replace('|', "\\|")) }
+    if r.errors.is_empty() {
+        String::new()
+    } else {
+        format!(" not 200: {}", r.errors.replace('|', "\\|"))
+    }
 }
 
 fn cores() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0)
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(0)
 }
 
 /// `python` beside a console script (`.../bin/litellm` → `.../bin/python`).
 fn python_beside(script: &Path) -> PathBuf {
-    script.parent().map(|d| d.join("python")).unwrap_or_else(|| "python3".into())
+    script
+        .parent()
+        .map(|d| d.join("python"))
+        .unwrap_or_else(|| "python3".into())
 }
 
 fn tool_version(bin: Option<&Path>, arg: &str) -> String {
@@ -828,7 +1239,15 @@ fn tool_version(bin: Option<&Path>, arg: &str) -> String {
     } else {
         cmd.arg(arg);
     }
-    cmd.output().ok().map(|o| String::from_utf8_lossy(&o.stdout).trim().trim_start_matches("oha ").to_string()).unwrap_or_else(|| "?".into())
+    cmd.output()
+        .ok()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .trim()
+                .trim_start_matches("oha ")
+                .to_string()
+        })
+        .unwrap_or_else(|| "?".into())
 }
 
 fn raise_fd_limit() {
@@ -848,7 +1267,9 @@ fn main() {
         Some("upstream") => upstream_main(&args[1..]),
         Some("report") => report_main(&args[1..]),
         _ => {
-            eprintln!("usage: bench_gateway upstream [--listen ADDR] [--stream-chunks N] [--stream-interval-ms MS]\n       bench_gateway report --dsh-host BIN [--oha BIN] [--litellm BIN] [--seconds N] [--streams N] [--work DIR] [--quick]");
+            eprintln!(
+                "usage: bench_gateway upstream [--listen ADDR] [--stream-chunks N] [--stream-interval-ms MS]\n       bench_gateway report --dsh-host BIN [--oha BIN] [--litellm BIN] [--seconds N] [--streams N] [--work DIR] [--quick]"
+            );
             std::process::exit(2);
         }
     }

@@ -11,11 +11,11 @@
 use dsh_host::attempt::Provider;
 use dsh_host::config::{self, Config, RetryPolicy};
 use dsh_host::engine::GuestEngine;
-use dsh_host::pg_store::PgStore;
-use dsh_host::store::SessionStore;
 use dsh_host::mock::{MockScript, MockServer};
+use dsh_host::pg_store::PgStore;
 use dsh_host::runtime::Runtime;
 use dsh_host::session::{Session, SessionDeps};
+use dsh_host::store::SessionStore;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -31,14 +31,28 @@ struct Args {
 }
 
 fn args() -> Args {
-    let mut a = Args { quick: false, js_adapter: None, python_listener: None, postgres: None, store_only: false };
+    let mut a = Args {
+        quick: false,
+        js_adapter: None,
+        python_listener: None,
+        postgres: None,
+        store_only: false,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--quick" => a.quick = true,
             // Absolute: the Python listener is named in a config file elsewhere.
-            "--js-adapter" => a.js_adapter = it.next().map(|p| std::fs::canonicalize(p).expect("the JS adapter file")),
-            "--python-listener" => a.python_listener = it.next().map(|p| std::fs::canonicalize(p).expect("the Python listener file")),
+            "--js-adapter" => {
+                a.js_adapter = it
+                    .next()
+                    .map(|p| std::fs::canonicalize(p).expect("the JS adapter file"))
+            }
+            "--python-listener" => {
+                a.python_listener = it
+                    .next()
+                    .map(|p| std::fs::canonicalize(p).expect("the Python listener file"))
+            }
             "--postgres" => a.postgres = Some(it.next().expect("--postgres URL")),
             "--store-only" => a.store_only = true,
             other => panic!("unknown argument {other}"),
@@ -51,12 +65,21 @@ fn host_binary() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     // target/<profile>/examples/bench_report -> target/<profile>/dsh-host
     let bin = exe.parent().unwrap().parent().unwrap().join("dsh-host");
-    assert!(bin.exists(), "build the binary first: cargo build --release -p dsh-host ({})", bin.display());
+    assert!(
+        bin.exists(),
+        "build the binary first: cargo build --release -p dsh-host ({})",
+        bin.display()
+    );
     bin
 }
 
 fn target_dir() -> PathBuf {
-    host_binary().parent().unwrap().parent().unwrap().to_path_buf()
+    host_binary()
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// CPU time (user + system) of all waited-for children so far.
@@ -64,7 +87,9 @@ fn children_cpu() -> Duration {
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: getrusage fills the struct it is given.
     unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
-    let tv = |t: libc::timeval| Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64);
+    let tv = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    };
     tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
@@ -121,12 +146,19 @@ fn spawn_mock(script: &str, dir: &Path) -> (MockProcess, String) {
     reader.read_line(&mut line).unwrap();
     // Keep draining: the mock must never see a closed stdout.
     std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
-    let url = line.trim().strip_prefix("mock provider listening on ").unwrap().to_string();
+    let url = line
+        .trim()
+        .strip_prefix("mock provider listening on ")
+        .unwrap()
+        .to_string();
     (MockProcess(child), url)
 }
 
 fn rand_suffix() -> u128 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos()
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos()
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -143,7 +175,11 @@ fn percentile(v: &[f64], p: f64) -> f64 {
 /// Criterion's mean estimate (ns) for `group/function` (criterion keeps every crate's estimates
 /// under the workspace's `target/criterion`, whatever `--target-dir` built the benchmark).
 fn criterion_ns(group: &str, function: &str) -> Option<f64> {
-    let path = target_dir().join("criterion").join(group).join(function.replace('/', "_")).join("new/estimates.json");
+    let path = target_dir()
+        .join("criterion")
+        .join(group)
+        .join(function.replace('/', "_"))
+        .join("new/estimates.json");
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
     v["mean"]["point_estimate"].as_f64()
 }
@@ -152,28 +188,51 @@ fn criterion_ns(group: &str, function: &str) -> Option<f64> {
 fn cpu_dsh_host(url: &str, dir: &Path) -> Duration {
     let before = children_cpu();
     let out = Command::new(host_binary())
-        .args(["run", "--provider", "openai-compatible", "--base-url", url, "--model", "m", "bench"])
+        .args([
+            "run",
+            "--provider",
+            "openai-compatible",
+            "--base-url",
+            url,
+            "--model",
+            "m",
+            "bench",
+        ])
         .env("DSH_SESSIONS_DIR", dir.join("sessions"))
         .env("DSH_CACHE_DIR", dir.join("cache"))
         .stdout(Stdio::null())
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     children_cpu() - before
 }
 
 /// The baseline: a plain reqwest client reading and parsing the same SSE (this binary, child mode).
 fn cpu_plain_client(url: &str) -> Duration {
     let before = children_cpu();
-    let out = Command::new(std::env::current_exe().unwrap()).args(["--plain-client", url]).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args(["--plain-client", url])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     children_cpu() - before
 }
 
 /// Child mode: POST, read the SSE stream, parse every event's JSON, collect the text. Single-threaded
 /// runtime, like `dsh-host run`, so the two differ only in what they do per chunk.
 fn plain_client(url: &str) {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     rt.block_on(async {
         let client = reqwest::Client::new();
         let mut resp = client
@@ -206,14 +265,36 @@ fn plain_client(url: &str) {
 }
 
 /// Time from spawning `dsh-host run` until the mock has the request, with the given cache dir.
-async fn start_to_first_request(extra: &[&str], config: Option<&Path>, cache: &Path, sessions: &Path) -> Duration {
-    let mock = MockServer::start(MockScript::from_json_str(&completion_script(1, 1)).unwrap(), ([127, 0, 0, 1], 0).into()).await.unwrap();
+async fn start_to_first_request(
+    extra: &[&str],
+    config: Option<&Path>,
+    cache: &Path,
+    sessions: &Path,
+) -> Duration {
+    let mock = MockServer::start(
+        MockScript::from_json_str(&completion_script(1, 1)).unwrap(),
+        ([127, 0, 0, 1], 0).into(),
+    )
+    .await
+    .unwrap();
     let url = mock.base_url();
-    let mut args: Vec<&str> = vec!["run", "--provider", "openai-compatible", "--base-url", &url, "--model", "m"];
+    let mut args: Vec<&str> = vec![
+        "run",
+        "--provider",
+        "openai-compatible",
+        "--base-url",
+        &url,
+        "--model",
+        "m",
+    ];
     args.extend_from_slice(extra);
     args.push("hi");
     let mut cmd = tokio::process::Command::new(host_binary());
-    cmd.args(&args).env("DSH_CACHE_DIR", cache).env("DSH_SESSIONS_DIR", sessions).stdout(Stdio::null()).stderr(Stdio::piped());
+    cmd.args(&args)
+        .env("DSH_CACHE_DIR", cache)
+        .env("DSH_SESSIONS_DIR", sessions)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
     if let Some(c) = config {
         cmd.env("DSH_CONFIG", c);
     }
@@ -230,20 +311,39 @@ async fn start_to_first_request(extra: &[&str], config: Option<&Path>, cache: &P
             panic!("dsh-host {args:?} exited ({status}) before sending a request: {err}");
         }
         tokio::time::sleep(Duration::from_micros(200)).await;
-        assert!(started.elapsed() < Duration::from_secs(120), "no request within 2 minutes");
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no request within 2 minutes"
+        );
     }
     let took = started.elapsed();
     child.wait().await.unwrap();
     took
 }
 
-async fn startup(label: &str, extra: &[&str], config: Option<&Path>, dir: &Path, runs: usize) -> (String, f64, f64) {
+async fn startup(
+    label: &str,
+    extra: &[&str],
+    config: Option<&Path>,
+    dir: &Path,
+    runs: usize,
+) -> (String, f64, f64) {
     let mut cold = Vec::new();
     let mut warm = Vec::new();
     for i in 0..runs {
         let cache = dir.join(format!("cache-{label}-{i}"));
-        cold.push(start_to_first_request(extra, config, &cache, &dir.join("sessions")).await.as_secs_f64() * 1e3);
-        warm.push(start_to_first_request(extra, config, &cache, &dir.join("sessions")).await.as_secs_f64() * 1e3);
+        cold.push(
+            start_to_first_request(extra, config, &cache, &dir.join("sessions"))
+                .await
+                .as_secs_f64()
+                * 1e3,
+        );
+        warm.push(
+            start_to_first_request(extra, config, &cache, &dir.join("sessions"))
+                .await
+                .as_secs_f64()
+                * 1e3,
+        );
     }
     (label.to_string(), median(cold), median(warm))
 }
@@ -258,7 +358,9 @@ impl Backend<'_> {
     fn open(&self) -> SessionStore {
         match self {
             Backend::Files(dir) => SessionStore::open(dir).unwrap(),
-            Backend::Postgres(url) => SessionStore::Postgres(PgStore::connect(url, Duration::from_secs(30)).unwrap()),
+            Backend::Postgres(url) => {
+                SessionStore::Postgres(PgStore::connect(url, Duration::from_secs(30)).unwrap())
+            }
         }
     }
 
@@ -300,15 +402,25 @@ async fn concurrency(sessions: usize, dir: &Path, backend: Backend<'_>) -> Crowd
     let mut cfg = config::preset("openai-compatible").unwrap();
     cfg.base_url = url;
     cfg.model = "bench-model".into();
-    cfg.retry_policy = RetryPolicy { initial_delay_ms: 1000, jitter_ratio: 0.0, ..RetryPolicy::default() };
+    cfg.retry_policy = RetryPolicy {
+        initial_delay_ms: 1000,
+        jitter_ratio: 0.0,
+        ..RetryPolicy::default()
+    };
     let mut config = Config::builtin();
-    config.listeners.retain(|l| matches!(&l.guest, dsh_host::config::GuestRef::Builtin(n) if n == "llm-retry"));
+    config
+        .listeners
+        .retain(|l| matches!(&l.guest, dsh_host::config::GuestRef::Builtin(n) if n == "llm-retry"));
     // Opened off the runtime: the PostgreSQL store's calls block, as they do for the CLI.
     let store = Arc::new(tokio::task::block_in_place(|| backend.open()));
-    let runtime = Runtime::new(config, GuestEngine::new(Some(dir.join("cache"))).unwrap(), Some(1))
-        .await
-        .unwrap()
-        .with_cooldowns(store.cooldowns());
+    let runtime = Runtime::new(
+        config,
+        GuestEngine::new(Some(dir.join("cache"))).unwrap(),
+        Some(1),
+    )
+    .await
+    .unwrap()
+    .with_cooldowns(store.cooldowns());
     let provider: Arc<Provider> = runtime.provider(cfg).await.unwrap();
     let deps = runtime.deps(provider);
 
@@ -334,7 +446,9 @@ async fn concurrency(sessions: usize, dir: &Path, backend: Backend<'_>) -> Crowd
         })
     };
     let started = Instant::now();
-    let handles: Vec<_> = (0..sessions).map(|_| tokio::spawn(run_one(deps.clone(), store.clone()))).collect();
+    let handles: Vec<_> = (0..sessions)
+        .map(|_| tokio::spawn(run_one(deps.clone(), store.clone())))
+        .collect();
     let mut times = Vec::new();
     let mut completed = 0;
     for h in handles {
@@ -347,16 +461,28 @@ async fn concurrency(sessions: usize, dir: &Path, backend: Backend<'_>) -> Crowd
     sampler.await.unwrap();
     let _ = mock.kill();
     let _ = mock.wait();
-    let per_session_mib = (peak.load(std::sync::atomic::Ordering::Relaxed).saturating_sub(rss_before)) as f64 / sessions as f64 / (1 << 20) as f64;
+    let per_session_mib = (peak
+        .load(std::sync::atomic::Ordering::Relaxed)
+        .saturating_sub(rss_before)) as f64
+        / sessions as f64
+        / (1 << 20) as f64;
     let added: Vec<f64> = times.iter().map(|t| t - solo_ms).collect();
-    Crowd { per_session_mib, p50_ms: percentile(&added, 0.5), p99_ms: percentile(&added, 0.99), solo_ms, wall_ms, completed }
+    Crowd {
+        per_session_mib,
+        p50_ms: percentile(&added, 0.5),
+        p99_ms: percentile(&added, 0.99),
+        solo_ms,
+        wall_ms,
+        completed,
+    }
 }
 
 /// `n` durable appends (an `llm/retry` event each, the durable point before a backoff) to one
 /// session log: events per second, and the p50 and p99 of one durable point in milliseconds.
 fn durable_appends(store: &SessionStore, n: usize) -> (f64, f64, f64) {
     let mut log = store.create().unwrap();
-    log.append("session/start", serde_json::json!({"provider": "bench"})).unwrap();
+    log.append("session/start", serde_json::json!({"provider": "bench"}))
+        .unwrap();
     let mut latencies = Vec::with_capacity(n);
     let started = Instant::now();
     for i in 0..n {
@@ -366,7 +492,11 @@ fn durable_appends(store: &SessionStore, n: usize) -> (f64, f64, f64) {
         latencies.push(t.elapsed().as_secs_f64() * 1e3);
     }
     let total = started.elapsed().as_secs_f64();
-    (n as f64 / total, percentile(&latencies, 0.5), percentile(&latencies, 0.99))
+    (
+        n as f64 / total,
+        percentile(&latencies, 0.5),
+        percentile(&latencies, 0.99),
+    )
 }
 
 /// Section 7: both session-store backends, measured in the same run.
@@ -378,7 +508,11 @@ fn store_section(out: &mut String, rt: &tokio::runtime::Runtime, a: &Args, dir: 
     if let Some(url) = &a.postgres {
         backends.push(Backend::Postgres(url));
     }
-    writeln!(out, "\n## 7. Session store: JSON Lines files against PostgreSQL\n").unwrap();
+    writeln!(
+        out,
+        "\n## 7. Session store: JSON Lines files against PostgreSQL\n"
+    )
+    .unwrap();
     if a.postgres.is_none() {
         writeln!(out, "PostgreSQL not measured: no `--postgres URL` (scripts/bench starts a throwaway cluster when PostgreSQL is installed).\n").unwrap();
     }
@@ -388,7 +522,13 @@ fn store_section(out: &mut String, rt: &tokio::runtime::Runtime, a: &Args, dir: 
     for backend in &backends {
         let (eps, p50, p99) = durable_appends(&backend.open(), appends);
         let base = *base.get_or_insert(eps);
-        writeln!(out, "| {} | {eps:.0} | {p50:.3} ms | {p99:.3} ms | {:.2}× |", backend.label(), eps / base).unwrap();
+        writeln!(
+            out,
+            "| {} | {eps:.0} | {p50:.3} ms | {p99:.3} ms | {:.2}× |",
+            backend.label(),
+            eps / base
+        )
+        .unwrap();
     }
     writeln!(out, "\n### 7b. {crowd} concurrent sessions in one process, each a 429 then (1 s later) a streamed answer\n").unwrap();
     writeln!(out, "Logs and the fleet's cool-downs in each backend (with PostgreSQL: the `dsh_cooldowns` row every attempt reads).\n").unwrap();
@@ -412,10 +552,28 @@ fn machine() -> String {
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .unwrap_or_default()
         .lines()
-        .find_map(|l| l.strip_prefix("model name").map(|m| m.trim_start_matches([' ', '\t', ':']).to_string()))
+        .find_map(|l| {
+            l.strip_prefix("model name")
+                .map(|m| m.trim_start_matches([' ', '\t', ':']).to_string())
+        })
         .unwrap_or_else(|| "unknown CPU".into());
-    let mem = std::fs::read_to_string("/proc/meminfo").unwrap_or_default().lines().next().unwrap_or("").split_whitespace().nth(1).and_then(|k| k.parse::<u64>().ok()).map(|k| k / 1024 / 1024).unwrap_or(0);
-    format!("{} cores ({cpu}), {mem} GiB RAM, {}", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0), std::env::consts::OS)
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .unwrap_or_default()
+        .lines()
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .nth(1)
+        .and_then(|k| k.parse::<u64>().ok())
+        .map(|k| k / 1024 / 1024)
+        .unwrap_or(0);
+    format!(
+        "{} cores ({cpu}), {mem} GiB RAM, {}",
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(0),
+        std::env::consts::OS
+    )
 }
 
 fn main() {
@@ -426,7 +584,10 @@ fn main() {
     }
     let a = args();
     let dir = tempfile::tempdir().unwrap();
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let mut out = String::new();
     if a.store_only {
         store_section(&mut out, &rt, &a, dir.path());
@@ -437,7 +598,11 @@ fn main() {
     writeln!(out, "Machine: {}. Produced by `scripts/bench` (criterion: `cargo bench -p dsh-host --bench sandbox` and the native baseline `tests/decode-native`; sections 3-5: `target/release/examples/bench_report`; section 6: `scripts/bench-gateway`, alone with `scripts/bench --gateway`; section 7: `bench_report --store-only`, alone with `scripts/bench --store`, PostgreSQL 15 on a throwaway loopback cluster). Release builds.\n", machine()).unwrap();
 
     // 1. Decode throughput (criterion: the host's sandbox benchmark and tests/decode-native).
-    writeln!(out, "## 1. Decode throughput (10,000-event streams, fed as 16 KiB network reads)\n").unwrap();
+    writeln!(
+        out,
+        "## 1. Decode throughput (10,000-event streams, fed as 16 KiB network reads)\n"
+    )
+    .unwrap();
     writeln!(out, "Native: the adapters' plain libraries built with the guests' profile and wasm32 flags (`tests/decode-native`). Wasm: the components through the host, CPU bound on, as the product runs them; then the same without the bound's epoch checks, to show what it costs.\n").unwrap();
     writeln!(out, "| stream | native (events/s) | Wasm through the host (events/s) | Wasm / native | Wasm, no CPU bound | its ratio | target |").unwrap();
     writeln!(out, "| --- | --- | --- | --- | --- | --- | --- |").unwrap();
@@ -450,9 +615,22 @@ fn main() {
         match (native, wasm, unbounded) {
             (Some(n), Some(w), Some(u)) => {
                 let (n, w, u) = (events_per_s(n), events_per_s(w), events_per_s(u));
-                writeln!(out, "| {shape} | {:.2} M | {:.2} M | {:.2}× | {:.2} M | {:.2}× | ≥ 0.8× |", n / 1e6, w / 1e6, w / n, u / 1e6, u / n).unwrap();
+                writeln!(
+                    out,
+                    "| {shape} | {:.2} M | {:.2} M | {:.2}× | {:.2} M | {:.2}× | ≥ 0.8× |",
+                    n / 1e6,
+                    w / 1e6,
+                    w / n,
+                    u / 1e6,
+                    u / n
+                )
+                .unwrap();
             }
-            _ => writeln!(out, "| {shape} | (run `scripts/bench`: it runs both benchmarks) | | | | | |").unwrap(),
+            _ => writeln!(
+                out,
+                "| {shape} | (run `scripts/bench`: it runs both benchmarks) | | | | | |"
+            )
+            .unwrap(),
         }
         if let Some(ns) = criterion_ns("decode", &format!("{shape}/native")) {
             cross_check.push(format!("{shape} {:.2} M events/s", events_per_s(ns) / 1e6));
@@ -463,7 +641,11 @@ fn main() {
     }
 
     // 2. Instantiation (criterion).
-    writeln!(out, "\n## 2. Per-attempt instantiation (fresh Store + instance from InstancePre)\n").unwrap();
+    writeln!(
+        out,
+        "\n## 2. Per-attempt instantiation (fresh Store + instance from InstancePre)\n"
+    )
+    .unwrap();
     writeln!(out, "| guest | time | target |\n| --- | --- | --- |").unwrap();
     for g in ["openai", "anthropic"] {
         match criterion_ns("instantiate", g) {
@@ -474,22 +656,48 @@ fn main() {
 
     // 3. Start-up.
     let runs = if a.quick { 1 } else { 5 };
-    writeln!(out, "\n## 3. Start-up: process start to the first request leaving the host (median of {runs})\n").unwrap();
+    writeln!(
+        out,
+        "\n## 3. Start-up: process start to the first request leaving the host (median of {runs})\n"
+    )
+    .unwrap();
     writeln!(out, "| guest | cold (empty compiled-code cache) | warm | target (warm) |\n| --- | --- | --- | --- |").unwrap();
-    let mut rows = vec![rt.block_on(startup("Rust (built-in openai adapter + 2 listeners)", &[], None, dir.path(), runs))];
+    let mut rows = vec![rt.block_on(startup(
+        "Rust (built-in openai adapter + 2 listeners)",
+        &[],
+        None,
+        dir.path(),
+        runs,
+    ))];
     let mut targets = vec!["≤ 50 ms"];
     if let Some(js) = &a.js_adapter {
         let js = js.to_str().unwrap().to_string();
         // The Gemini adapter puts its key in x-goog-api-key: the provider must allow that header.
         let cfg = dir.path().join("js.toml");
-        std::fs::write(&cfg, "[providers.openai-compatible]\ncredential_headers = [\"x-goog-api-key\"]\n").unwrap();
-        rows.push(rt.block_on(startup("JavaScript (gemini adapter)", &["--adapter", &js], Some(&cfg), dir.path(), runs)));
+        std::fs::write(
+            &cfg,
+            "[providers.openai-compatible]\ncredential_headers = [\"x-goog-api-key\"]\n",
+        )
+        .unwrap();
+        rows.push(rt.block_on(startup(
+            "JavaScript (gemini adapter)",
+            &["--adapter", &js],
+            Some(&cfg),
+            dir.path(),
+            runs,
+        )));
         targets.push("≤ 100 ms");
     }
     if let Some(py) = &a.python_listener {
         let cfg = dir.path().join("py.toml");
         std::fs::write(&cfg, format!("[[listeners]]\nwasm = \"{}\"\nconfig = {{ budget_ms = 60000 }}\n[[listeners]]\nname = \"llm-retry\"\n", py.display())).unwrap();
-        rows.push(rt.block_on(startup("Python (retry-budget listener)", &[], Some(&cfg), dir.path(), runs)));
+        rows.push(rt.block_on(startup(
+            "Python (retry-budget listener)",
+            &[],
+            Some(&cfg),
+            dir.path(),
+            runs,
+        )));
         targets.push("≤ 100 ms");
     }
     for ((label, cold, warm), target) in rows.iter().zip(targets) {
@@ -521,16 +729,38 @@ fn main() {
     let (d, p) = (median(dsh) * 1e6, median(plain) * 1e6);
     writeln!(out, "\n## 4. End to end over loopback: a {chunks}-chunk completion from the mock (separate process)\n").unwrap();
     writeln!(out, "CPU time per chunk of the whole client process (user + system, fixed start-up cost subtracted by a 1-chunk run; median of 3).\n").unwrap();
-    writeln!(out, "| client | CPU per chunk | ratio | target |\n| --- | --- | --- | --- |").unwrap();
-    writeln!(out, "| plain Rust reqwest client, parsing each event's JSON | {p:.2} µs | 1.00× | |").unwrap();
-    writeln!(out, "| `dsh-host run` (Wasm adapter, session log) | {d:.2} µs | {:.2}× | ≤ 1.5× |", d / p).unwrap();
+    writeln!(
+        out,
+        "| client | CPU per chunk | ratio | target |\n| --- | --- | --- | --- |"
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "| plain Rust reqwest client, parsing each event's JSON | {p:.2} µs | 1.00× | |"
+    )
+    .unwrap();
+    writeln!(
+        out,
+        "| `dsh-host run` (Wasm adapter, session log) | {d:.2} µs | {:.2}× | ≤ 1.5× |",
+        d / p
+    )
+    .unwrap();
 
     // 5. Concurrency.
     let n = if a.quick { 50 } else { 1_000 };
-    let c = rt.block_on(concurrency(n, dir.path(), Backend::Files(&dir.path().join("crowd"))));
+    let c = rt.block_on(concurrency(
+        n,
+        dir.path(),
+        Backend::Files(&dir.path().join("crowd")),
+    ));
     writeln!(out, "\n## 5. Concurrency: {n} sessions in one process, each a 429 then (1 s later) a streamed answer\n").unwrap();
     writeln!(out, "| sessions completed | resident memory per session (peak) | added latency p50 | added latency p99 | solo turn | target |\n| --- | --- | --- | --- | --- | --- |").unwrap();
-    writeln!(out, "| {} / {n} | {:.3} MiB | {:.1} ms | {:.1} ms | {:.0} ms | ≤ 2 MiB per session |", c.completed, c.per_session_mib, c.p50_ms, c.p99_ms, c.solo_ms).unwrap();
+    writeln!(
+        out,
+        "| {} / {n} | {:.3} MiB | {:.1} ms | {:.1} ms | {:.0} ms | ≤ 2 MiB per session |",
+        c.completed, c.per_session_mib, c.p50_ms, c.p99_ms, c.solo_ms
+    )
+    .unwrap();
     writeln!(out, "\nAdded latency = a session's turn time minus the same turn run alone (both include the 1 s backoff).").unwrap();
     print!("{out}");
 }

@@ -66,7 +66,11 @@ pub struct Adapter {
 impl Adapter {
     /// Compiles (or loads from the cache), checks the world, links WASI with nothing granted, and asks
     /// the guest its name.
-    pub async fn load(engine: &GuestEngine, source: &GuestSource, limits: GuestLimits) -> Result<Adapter> {
+    pub async fn load(
+        engine: &GuestEngine,
+        source: &GuestSource,
+        limits: GuestLimits,
+    ) -> Result<Adapter> {
         let (origin, version, instance_pre) = engine.prepare(source, &ADAPTER_WORLD)?;
         let mismatch = |e: wasmtime::Error| {
             anyhow::anyhow!(
@@ -75,8 +79,12 @@ impl Adapter {
             )
         };
         let pre = match version {
-            ContractVersion::V0_2 => AdapterPre::V0_2(ProviderAdapterPre::new(instance_pre).map_err(mismatch)?),
-            ContractVersion::V0_1 => AdapterPre::V0_1(v0_1::ProviderAdapterPre::new(instance_pre).map_err(mismatch)?),
+            ContractVersion::V0_2 => {
+                AdapterPre::V0_2(ProviderAdapterPre::new(instance_pre).map_err(mismatch)?)
+            }
+            ContractVersion::V0_1 => {
+                AdapterPre::V0_1(v0_1::ProviderAdapterPre::new(instance_pre).map_err(mismatch)?)
+            }
         };
 
         let mut adapter = Adapter {
@@ -123,8 +131,14 @@ impl Adapter {
         let mut store = self.engine.new_store(&self.limits);
         let call = begin_call(&mut store);
         let bindings = match &self.pre {
-            AdapterPre::V0_2(pre) => pre.instantiate_async(&mut store).await.map(AdapterBindings::V0_2),
-            AdapterPre::V0_1(pre) => pre.instantiate_async(&mut store).await.map(AdapterBindings::V0_1),
+            AdapterPre::V0_2(pre) => pre
+                .instantiate_async(&mut store)
+                .await
+                .map(AdapterBindings::V0_2),
+            AdapterPre::V0_1(pre) => pre
+                .instantiate_async(&mut store)
+                .await
+                .map(AdapterBindings::V0_1),
         };
         drop(call);
         let bindings = bindings.map_err(|e| {
@@ -192,18 +206,25 @@ impl AdapterInstance {
     pub async fn info(&mut self) -> Result<GuestInfo, LlmFailure> {
         self.guard()?;
         let _call = begin_call(&mut self.store);
-        let result = match &self.bindings {
-            AdapterBindings::V0_2(b) => b
-                .dsh_llm_adapter()
-                .call_info(&mut self.store)
-                .await
-                .map(|i| GuestInfo { name: i.name, version: i.version }),
-            AdapterBindings::V0_1(b) => b
-                .dsh_llm_adapter()
-                .call_info(&mut self.store)
-                .await
-                .map(|i| GuestInfo { name: i.name, version: i.version }),
-        };
+        let result =
+            match &self.bindings {
+                AdapterBindings::V0_2(b) => b
+                    .dsh_llm_adapter()
+                    .call_info(&mut self.store)
+                    .await
+                    .map(|i| GuestInfo {
+                        name: i.name,
+                        version: i.version,
+                    }),
+                AdapterBindings::V0_1(b) => b
+                    .dsh_llm_adapter()
+                    .call_info(&mut self.store)
+                    .await
+                    .map(|i| GuestInfo {
+                        name: i.name,
+                        version: i.version,
+                    }),
+            };
         result.map_err(|e| self.fault("info", e))
     }
 
@@ -267,7 +288,12 @@ impl AdapterInstance {
         self.guard()?;
         let _call = begin_call(&mut self.store);
         let result = match &self.bindings {
-            AdapterBindings::V0_2(b) => b.dsh_llm_adapter().decoder().call_constructor(&mut self.store, head).await,
+            AdapterBindings::V0_2(b) => {
+                b.dsh_llm_adapter()
+                    .decoder()
+                    .call_constructor(&mut self.store, head)
+                    .await
+            }
             AdapterBindings::V0_1(b) => {
                 b.dsh_llm_adapter()
                     .decoder()
@@ -286,9 +312,12 @@ impl AdapterInstance {
         let decoder = self.decoder.expect("open_decoder before feed");
         let _call = begin_call(&mut self.store);
         let result = match &self.bindings {
-            AdapterBindings::V0_2(b) => {
-                b.dsh_llm_adapter().decoder().call_feed(&mut self.store, decoder, bytes).await.map(Ok)
-            }
+            AdapterBindings::V0_2(b) => b
+                .dsh_llm_adapter()
+                .decoder()
+                .call_feed(&mut self.store, decoder, bytes)
+                .await
+                .map(Ok),
             AdapterBindings::V0_1(b) => b
                 .dsh_llm_adapter()
                 .decoder()
@@ -306,7 +335,12 @@ impl AdapterInstance {
         let decoder = self.decoder.expect("open_decoder before end");
         let _call = begin_call(&mut self.store);
         let result = match &self.bindings {
-            AdapterBindings::V0_2(b) => b.dsh_llm_adapter().decoder().call_end(&mut self.store, decoder).await.map(Ok),
+            AdapterBindings::V0_2(b) => b
+                .dsh_llm_adapter()
+                .decoder()
+                .call_end(&mut self.store, decoder)
+                .await
+                .map(Ok),
             AdapterBindings::V0_1(b) => b
                 .dsh_llm_adapter()
                 .decoder()
@@ -320,7 +354,11 @@ impl AdapterInstance {
 
     /// Chunks that could not be taken up from an older contract (a code it could not type) fault
     /// the instance like any other guest misbehaviour.
-    fn checked(&mut self, call: &str, chunks: Result<Vec<Chunk>, LlmFailure>) -> Result<Vec<Chunk>, LlmFailure> {
+    fn checked(
+        &mut self,
+        call: &str,
+        chunks: Result<Vec<Chunk>, LlmFailure>,
+    ) -> Result<Vec<Chunk>, LlmFailure> {
         match chunks {
             Ok(chunks) => self.check_size(call, chunks),
             Err(failure) => {
@@ -355,7 +393,9 @@ pub const MAX_CHUNK_BYTES_PER_CALL: usize = 16 << 20;
 
 fn chunk_bytes(chunk: &Chunk) -> usize {
     match chunk {
-        Chunk::Text(t) | Chunk::Reasoning(t) | Chunk::Progress(t) | Chunk::ProviderData(t) => t.len(),
+        Chunk::Text(t) | Chunk::Reasoning(t) | Chunk::Progress(t) | Chunk::ProviderData(t) => {
+            t.len()
+        }
         Chunk::ToolCall(d) => {
             d.arguments.len()
                 + d.id.as_ref().map_or(0, String::len)

@@ -4,10 +4,10 @@
 
 use crate::adapter::{Adapter, Chunk, CompletionRequest, Endpoint, FinishKind, ToolCall, Usage};
 use crate::config::ProviderConfig;
+use crate::engine::ReturnCaps;
 use crate::failure::LlmFailure;
 use crate::network::NetworkPolicy;
 use crate::transport::{Credential, SystemLookup, Transport};
-use crate::engine::ReturnCaps;
 use crate::watchdog::Watchdog;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -17,9 +17,15 @@ use std::sync::Arc;
 pub enum StreamEvent {
     /// An attempt begins (its `llm/request` is logged, `attempt` as there): the text and
     /// reasoning until the next `Attempt` or `Retrying` belong to it.
-    Attempt { turn: u32, step: u32, attempt: u32 },
+    Attempt {
+        turn: u32,
+        step: u32,
+        attempt: u32,
+    },
     /// The attempt's response head arrived (`status`); its chunks follow, or its failure.
-    ResponseHead { status: u16 },
+    ResponseHead {
+        status: u16,
+    },
     /// The attempt failed (as logged in `llm/failure`); `Retrying` follows if a listener retries.
     AttemptFailed(LlmFailure),
     Text(String),
@@ -34,10 +40,16 @@ pub enum StreamEvent {
     },
     /// The next attempt waits `delay_ms` first: another session (perhaps in another process) met a
     /// rate limit (`code`) of the same provider, key and model, whose retry-after runs until then.
-    CoolingDown { code: String, delay_ms: u64 },
+    CoolingDown {
+        code: String,
+        delay_ms: u64,
+    },
     /// A listener replaced the conversation before the retry (compaction): `before` and `after`
     /// message counts.
-    Compacted { before: usize, after: usize },
+    Compacted {
+        before: usize,
+        after: usize,
+    },
     /// The step's completion called a tool, which runs now. `arguments` as the conversation keeps
     /// them: the parsed JSON (`""` is `{}`), or the raw text that did not parse.
     ToolCall {
@@ -67,8 +79,13 @@ impl Provider {
     /// The caller reads it from `config.api_key_env` where `config.key_env()` allows (as
     /// `Runtime::provider` does). Fails, naming the setting, on a key no header can carry or a
     /// `ca_file` that cannot be used.
-    pub fn new(config: ProviderConfig, adapter: Arc<Adapter>, key: Option<String>) -> anyhow::Result<Self> {
-        let policy = NetworkPolicy::for_provider(&config.name, &config.base_url, &config.allowed_hosts)?;
+    pub fn new(
+        config: ProviderConfig,
+        adapter: Arc<Adapter>,
+        key: Option<String>,
+    ) -> anyhow::Result<Self> {
+        let policy =
+            NetworkPolicy::for_provider(&config.name, &config.base_url, &config.allowed_hosts)?;
         let credential = Credential {
             key,
             source: format!("the environment variable {}", config.api_key_env),
@@ -80,13 +97,31 @@ impl Provider {
             headers: config.credential_headers.clone(),
         };
         let watchdog = Watchdog::new(config.stream_idle_timeout);
-        let transport = Transport::build(policy, credential, watchdog, Arc::new(SystemLookup), config.ca_file.as_deref())?;
-        Ok(Provider { config, adapter, transport })
+        let transport = Transport::build(
+            policy,
+            credential,
+            watchdog,
+            Arc::new(SystemLookup),
+            config.ca_file.as_deref(),
+        )?;
+        Ok(Provider {
+            config,
+            adapter,
+            transport,
+        })
     }
 
     /// A provider with a transport built by the caller (a pinned name lookup, a body cap).
-    pub fn with_transport(config: ProviderConfig, adapter: Arc<Adapter>, transport: Transport) -> Self {
-        Provider { config, adapter, transport }
+    pub fn with_transport(
+        config: ProviderConfig,
+        adapter: Arc<Adapter>,
+        transport: Transport,
+    ) -> Self {
+        Provider {
+            config,
+            adapter,
+            transport,
+        }
     }
 }
 
@@ -111,7 +146,9 @@ pub async fn run_attempt(
     request: &CompletionRequest,
     sink: &mut (dyn FnMut(StreamEvent) + Send),
 ) -> Result<Completion, LlmFailure> {
-    attempt(provider, request, sink).await.map_err(|f| provider.transport.redact_failure(f))
+    attempt(provider, request, sink)
+        .await
+        .map_err(|f| provider.transport.redact_failure(f))
 }
 
 async fn attempt(
@@ -120,10 +157,17 @@ async fn attempt(
     sink: &mut (dyn FnMut(StreamEvent) + Send),
 ) -> Result<Completion, LlmFailure> {
     let mut adapter = provider.adapter.instantiate().await?;
-    let endpoint = Endpoint { base_url: provider.config.base_url.clone() };
+    let endpoint = Endpoint {
+        base_url: provider.config.base_url.clone(),
+    };
     let plan = adapter.plan_request(&endpoint, request).await?;
-    let mut response = provider.transport.send(&plan, adapter.name(), request).await?;
-    sink(StreamEvent::ResponseHead { status: response.head.status });
+    let mut response = provider
+        .transport
+        .send(&plan, adapter.name(), request)
+        .await?;
+    sink(StreamEvent::ResponseHead {
+        status: response.head.status,
+    });
 
     if !response.is_success() {
         let body = response.read_capped_body().await;
@@ -224,10 +268,16 @@ impl<'a> Assembly<'a> {
     /// Takes the chunks of one network read. Consecutive text (or reasoning) pieces of one read go to
     /// the sink as one event: a consumer that writes each event to a terminal pays one write per
     /// read, not one per token.
-    pub(crate) fn absorb(&mut self, chunks: Vec<Chunk>, sink: &mut (dyn FnMut(StreamEvent) + Send)) -> Result<(), LlmFailure> {
+    pub(crate) fn absorb(
+        &mut self,
+        chunks: Vec<Chunk>,
+        sink: &mut (dyn FnMut(StreamEvent) + Send),
+    ) -> Result<(), LlmFailure> {
         let mut text = String::new();
         let mut reasoning = String::new();
-        let flush = |text: &mut String, reasoning: &mut String, sink: &mut (dyn FnMut(StreamEvent) + Send)| {
+        let flush = |text: &mut String,
+                     reasoning: &mut String,
+                     sink: &mut (dyn FnMut(StreamEvent) + Send)| {
             if !reasoning.is_empty() {
                 sink(StreamEvent::Reasoning(std::mem::take(reasoning)));
             }
@@ -399,7 +449,11 @@ mod tests {
     fn concluded(chunks: Vec<Chunk>, kind: FinishKind) -> Result<Completion, LlmFailure> {
         let mut assembly = Assembly::new("test-guest", ReturnCaps::default());
         let mut all = chunks;
-        all.push(Chunk::Finish(Finish { kind, reason: None, failure: None }));
+        all.push(Chunk::Finish(Finish {
+            kind,
+            reason: None,
+            failure: None,
+        }));
         assembly.absorb(all, &mut |_| {}).expect("within the caps");
         assembly.conclude(200)
     }
@@ -414,11 +468,18 @@ mod tests {
 
     #[test]
     fn an_empty_stop_stays_an_empty_response_and_thinking_is_not_an_overflow() {
-        assert_eq!(concluded(vec![], FinishKind::Stop).unwrap_err().code, "EMPTY_RESPONSE");
+        assert_eq!(
+            concluded(vec![], FinishKind::Stop).unwrap_err().code,
+            "EMPTY_RESPONSE"
+        );
         // Reasoning that spent the whole output budget: the budget, not the context.
         let thought = vec![Chunk::Reasoning("thinking...".into())];
-        assert_eq!(concluded(thought, FinishKind::Length).unwrap_err().code, "EMPTY_RESPONSE");
-        let answered = concluded(vec![Chunk::Text("cut off mid".into())], FinishKind::Length).unwrap();
+        assert_eq!(
+            concluded(thought, FinishKind::Length).unwrap_err().code,
+            "EMPTY_RESPONSE"
+        );
+        let answered =
+            concluded(vec![Chunk::Text("cut off mid".into())], FinishKind::Length).unwrap();
         assert!(answered.truncated_by_length);
     }
 }

@@ -11,10 +11,10 @@ pub mod run_output;
 pub mod sessions_list;
 
 use crate::config::{Config, GuestRef, ProviderConfig};
-use crate::store::SessionStore;
 use crate::mock::{MockOptions, MockScript, MockServer};
 use crate::runtime::Runtime;
 use crate::session::{Session, TurnError, default_engine};
+use crate::store::SessionStore;
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use run_output::{Outcome, RunOutput};
@@ -132,7 +132,11 @@ pub enum Command {
 #[derive(clap::Args, Debug)]
 pub struct CheckArgs {
     /// The component to check (.wasm): an adapter or a listener, of dsh:llm 0.2.0 or 0.1.0.
-    #[arg(value_name = "FILE.wasm", required_unless_present = "builtin", conflicts_with = "builtin")]
+    #[arg(
+        value_name = "FILE.wasm",
+        required_unless_present = "builtin",
+        conflicts_with = "builtin"
+    )]
     pub file: Option<PathBuf>,
     /// Check a guest built into dsh-host instead (openai, anthropic, gemini, llm-retry,
     /// compaction-basic), with its own cases unless --cases is given.
@@ -243,18 +247,41 @@ async fn dispatch(cli: Cli) -> Result<ExitCode> {
         } => serve_mock(&script, port, record).await,
         Command::Demo => crate::demo::run(&sessions_dir).await,
         Command::Check(args) => check(args).await,
-        Command::Serve { listen, allow_unauthenticated } => serve(cli.config.as_deref(), &sessions_dir, listen, allow_unauthenticated).await,
-        Command::Log { id, last, follow, json } => {
+        Command::Serve {
+            listen,
+            allow_unauthenticated,
+        } => {
+            serve(
+                cli.config.as_deref(),
+                &sessions_dir,
+                listen,
+                allow_unauthenticated,
+            )
+            .await
+        }
+        Command::Log {
+            id,
+            last,
+            follow,
+            json,
+        } => {
             let which = match (id, last) {
                 (Some(id), false) => log_view::Which::Id(id),
                 _ => log_view::Which::Newest,
             };
             log_view::show(cli.config.as_deref(), &sessions_dir, which, json, follow).await
         }
-        Command::Sessions { command } => crate::cli_sessions::run(command, cli.config.as_deref(), &sessions_dir),
+        Command::Sessions { command } => {
+            crate::cli_sessions::run(command, cli.config.as_deref(), &sessions_dir)
+        }
         Command::Completions { shell } => generate::completions(shell).map(|()| ExitCode::SUCCESS),
         Command::Man { dir } => generate::man(dir.as_deref()).map(|()| ExitCode::SUCCESS),
-        Command::New { kind, name, lang, dir } => new_project(kind, lang, &name, dir),
+        Command::New {
+            kind,
+            name,
+            lang,
+            dir,
+        } => new_project(kind, lang, &name, dir),
     }
 }
 
@@ -327,7 +354,10 @@ pub fn provider_config(
 
 /// The session store the config (and `DSH_SESSIONS_URL`) chooses: PostgreSQL, or the files of
 /// `sessions_dir` (see [`crate::store`]).
-pub(crate) fn open_sessions(config_path: Option<&Path>, sessions_dir: &Path) -> Result<SessionStore> {
+pub(crate) fn open_sessions(
+    config_path: Option<&Path>,
+    sessions_dir: &Path,
+) -> Result<SessionStore> {
     SessionStore::open_configured(sessions_dir, &Config::load(config_path)?.sessions)
 }
 
@@ -366,7 +396,9 @@ async fn run(args: RunArgs, config_path: Option<&Path>, sessions_dir: &Path) -> 
     crate::retention::apply_configured(&store, &config.sessions);
     let provider_cfg = provider_config(&config, &args, reopened.as_ref().map(|r| &r.1))?;
     let mut output = run_output(&args, &provider_cfg.retry_policy);
-    let runtime = Runtime::new(config, default_engine()?, random_seed()?).await?.with_cooldowns(store.cooldowns());
+    let runtime = Runtime::new(config, default_engine()?, random_seed()?)
+        .await?
+        .with_cooldowns(store.cooldowns());
     let deps = runtime.deps(runtime.provider(provider_cfg).await?);
 
     let mut use_tools = args.tools;
@@ -414,10 +446,16 @@ async fn run(args: RunArgs, config_path: Option<&Path>, sessions_dir: &Path) -> 
     output.start(session.id(), unfinished.as_ref());
     let mut outcome = Ok(());
     if let Some(open) = unfinished {
-        outcome = session.continue_turn(open, &mut |e| output.event(e)).await.map(|c| output.answer(&c.text));
+        outcome = session
+            .continue_turn(open, &mut |e| output.event(e))
+            .await
+            .map(|c| output.answer(&c.text));
     }
     if let (Ok(()), Some(prompt)) = (&outcome, &args.prompt) {
-        outcome = session.run_turn(prompt, &mut |e| output.event(e)).await.map(|c| output.answer(&c.text));
+        outcome = session
+            .run_turn(prompt, &mut |e| output.event(e))
+            .await
+            .map(|c| output.answer(&c.text));
     }
     if let Err(e) = &outcome {
         output.failed(e);
@@ -468,9 +506,13 @@ fn run_output(args: &RunArgs, policy: &crate::config::RetryPolicy) -> Box<dyn Ru
     let limit = (policy.mode == crate::config::RetryMode::Normal).then_some(policy.max_retries);
     let live = std::io::stderr().is_terminal() && !args.quiet;
     let progress = progress::Progress::new(progress::Status::new(limit, palette.clone()), live);
-    Box::new(answer::AnswerPrinter::new(std::io::stdout().is_terminal(), args.quiet, palette, progress))
+    Box::new(answer::AnswerPrinter::new(
+        std::io::stdout().is_terminal(),
+        args.quiet,
+        palette,
+        progress,
+    ))
 }
-
 
 /// One line per tool call for the terminal: `[tool calculator({"expression":"2+2"}) → 4]`. Long
 /// arguments and results are shortened, and a result of several lines shows its first.
@@ -498,24 +540,47 @@ async fn check(args: CheckArgs) -> Result<ExitCode> {
         (None, Some(name)) => crate::check::Target::Builtin(name),
         (None, None) => bail!("give the component to check (FILE.wasm) or --builtin NAME"),
     };
-    let options = crate::check::CheckOptions { cases: args.cases, seed: args.seed, listener_config: args.listener_config };
+    let options = crate::check::CheckOptions {
+        cases: args.cases,
+        seed: args.seed,
+        listener_config: args.listener_config,
+    };
     let report = crate::check::check(&default_engine()?, &target, &options).await?;
     let mut out = std::io::stdout();
-    let text = if args.json { report.json() + "\n" } else { report.table() };
+    let text = if args.json {
+        report.json() + "\n"
+    } else {
+        report.table()
+    };
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
-    Ok(if report.passed { ExitCode::SUCCESS } else { ExitCode::from(EXIT_CHECK_FAILED) })
+    Ok(if report.passed {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_CHECK_FAILED)
+    })
 }
 
-async fn serve(config_path: Option<&Path>, sessions_dir: &Path, listen: Option<SocketAddr>, allow_unauthenticated: bool) -> Result<ExitCode> {
+async fn serve(
+    config_path: Option<&Path>,
+    sessions_dir: &Path,
+    listen: Option<SocketAddr>,
+    allow_unauthenticated: bool,
+) -> Result<ExitCode> {
     let config = Config::load(config_path)?;
     let listen = match listen {
         Some(l) => l,
         None => config.gateway.listen.parse().with_context(|| {
-            format!("[gateway] listen = {:?} is not an address such as 127.0.0.1:8080", config.gateway.listen)
+            format!(
+                "[gateway] listen = {:?} is not an address such as 127.0.0.1:8080",
+                config.gateway.listen
+            )
         })?,
     };
-    let options = crate::gateway::ServeOptions { listen, allow_unauthenticated };
+    let options = crate::gateway::ServeOptions {
+        listen,
+        allow_unauthenticated,
+    };
     crate::retention::spawn_periodic(sessions_dir, &config.sessions);
     crate::gateway::serve(config, sessions_dir, options, |addr| {
         // The first line is machine-readable so scripts can pick up an ephemeral port.

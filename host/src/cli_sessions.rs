@@ -50,25 +50,44 @@ fn parse_age(text: &str) -> Result<Duration> {
     crate::config::parse_retention(text)
 }
 
-pub fn run(command: SessionsCommand, config_path: Option<&Path>, sessions_dir: &Path) -> Result<ExitCode> {
+pub fn run(
+    command: SessionsCommand,
+    config_path: Option<&Path>,
+    sessions_dir: &Path,
+) -> Result<ExitCode> {
     match command {
-        SessionsCommand::List { limit, all, json } => list(config_path, sessions_dir, (!all).then_some(limit), json),
+        SessionsCommand::List { limit, all, json } => {
+            list(config_path, sessions_dir, (!all).then_some(limit), json)
+        }
         SessionsCommand::Prune(args) => prune(args, config_path, sessions_dir),
         SessionsCommand::Import { dir } => import(&dir, config_path),
     }
 }
 
-fn list(config_path: Option<&Path>, sessions_dir: &Path, limit: Option<usize>, json: bool) -> Result<ExitCode> {
+fn list(
+    config_path: Option<&Path>,
+    sessions_dir: &Path,
+    limit: Option<usize>,
+    json: bool,
+) -> Result<ExitCode> {
     let store = crate::cli::open_sessions(config_path, sessions_dir)?;
     let all = crate::cli::sessions_list::list(&store)?;
     let shown = &all[..limit.unwrap_or(all.len()).min(all.len())];
     let mut out = std::io::stdout().lock();
     // A reader that stops reading (`| head`) is not an error.
-    let _ = crate::cli::sessions_list::print(&mut out, shown, json, &crate::cli::colour::Palette::stdout());
+    let _ = crate::cli::sessions_list::print(
+        &mut out,
+        shown,
+        json,
+        &crate::cli::colour::Palette::stdout(),
+    );
     if all.is_empty() && !json {
         eprintln!("no session in {} yet", store.location());
     } else if shown.len() < all.len() {
-        eprintln!("({} older session(s) not shown: --all lists them)", all.len() - shown.len());
+        eprintln!(
+            "({} older session(s) not shown: --all lists them)",
+            all.len() - shown.len()
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -122,8 +141,10 @@ fn import(dir: &Path, config_path: Option<&Path>) -> Result<ExitCode> {
     use crate::pg_store::Imported;
     use crate::session_import::Outcome;
     let config = Config::load(config_path)?;
-    let Some(url) = crate::store::sessions_url(std::env::var(crate::store::SESSIONS_URL_ENV).ok(), &config.sessions)
-    else {
+    let Some(url) = crate::store::sessions_url(
+        std::env::var(crate::store::SESSIONS_URL_ENV).ok(),
+        &config.sessions,
+    ) else {
         bail!(
             "`sessions import` copies JSON Lines logs into PostgreSQL: name the database with DSH_SESSIONS_URL \
              (or `url = \"postgres://...\"` under [sessions] in the config)"
@@ -136,13 +157,20 @@ fn import(dir: &Path, config_path: Option<&Path>) -> Result<ExitCode> {
     for report in &reports {
         let id = &report.id;
         match &report.outcome {
-            Ok(Outcome::Imported { imported, torn_tail }) => {
+            Ok(Outcome::Imported {
+                imported,
+                torn_tail,
+            }) => {
                 match imported {
                     Imported::Created(n) => println!("{id}  imported  {n} events"),
                     Imported::Extended(n) => println!("{id}  extended  {n} new events"),
                     Imported::AlreadyThere => println!("{id}  already imported"),
                 }
-                if *imported == Imported::AlreadyThere { there += 1 } else { copied += 1 }
+                if *imported == Imported::AlreadyThere {
+                    there += 1
+                } else {
+                    copied += 1
+                }
                 if *torn_tail {
                     eprintln!(
                         "note: session '{id}' ends in a torn or malformed line, not imported (it stays in its file)"
@@ -150,7 +178,9 @@ fn import(dir: &Path, config_path: Option<&Path>) -> Result<ExitCode> {
                 }
             }
             Ok(Outcome::BeingWritten) => {
-                eprintln!("kept session '{id}': a running dsh-host is writing it; import it again once it ends");
+                eprintln!(
+                    "kept session '{id}': a running dsh-host is writing it; import it again once it ends"
+                );
             }
             Err(error) => {
                 failed += 1;
@@ -164,7 +194,11 @@ fn import(dir: &Path, config_path: Option<&Path>) -> Result<ExitCode> {
         dir.display(),
         into.location()
     );
-    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(crate::cli::EXIT_HOST_ERROR) })
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(crate::cli::EXIT_HOST_ERROR)
+    })
 }
 
 /// `ID  2026-10-01T12:00:00Z  12345 bytes`.

@@ -22,7 +22,9 @@
 //! (BENCHMARKS.md, start-up).
 
 use crate::engine::root_cause;
-use crate::private_fs::{create_private_dir, others_may_access, private_tempfile, untrusted_because};
+use crate::private_fs::{
+    create_private_dir, others_may_access, private_tempfile, untrusted_because,
+};
 use anyhow::{Context, Result, bail};
 use sha2::{Digest, Sha256};
 use std::hash::{Hash, Hasher};
@@ -55,7 +57,9 @@ impl CodeCache {
         match Self::try_open(root.clone(), engine) {
             Ok(cache) => Some(cache),
             Err(e) => {
-                tracing::warn!("not using the compiled-code cache (guests are compiled at every start): {e:#}");
+                tracing::warn!(
+                    "not using the compiled-code cache (guests are compiled at every start): {e:#}"
+                );
                 None
             }
         }
@@ -78,7 +82,11 @@ impl CodeCache {
         let mut hasher = StableHasher(Sha256::new());
         engine.precompile_compatibility_hash().hash(&mut hasher);
         let engine_key = hex::encode(&hasher.0.finalize()[..8]);
-        Ok(CodeCache { root, engine_key, key })
+        Ok(CodeCache {
+            root,
+            engine_key,
+            key,
+        })
     }
 
     pub fn root(&self) -> &Path {
@@ -88,7 +96,8 @@ impl CodeCache {
     /// The entry of the component whose bytes have this digest.
     fn path_for(&self, digest: &[u8; 32]) -> PathBuf {
         let digest = hex::encode(digest);
-        self.root.join(format!("{}-{}.cwasm", &digest[..32], self.engine_key))
+        self.root
+            .join(format!("{}-{}.cwasm", &digest[..32], self.engine_key))
     }
 
     /// The authentication code of an entry: the component it was compiled from, and its code.
@@ -109,7 +118,10 @@ impl CodeCache {
             Ok(Some(found)) => found,
             Ok(None) => return None,
             Err(Refusal::Untrusted(why)) => {
-                tracing::warn!("compiling {origin} again: not loading the cached code {}: {why}", path.display());
+                tracing::warn!(
+                    "compiling {origin} again: not loading the cached code {}: {why}",
+                    path.display()
+                );
                 return None;
             }
             Err(Refusal::Replace(why)) => {
@@ -141,7 +153,11 @@ impl CodeCache {
 
     /// The entry at `path` and where its compiled bytes start in it, if it passes every check; `None`
     /// if there is none. (Not the compiled bytes alone: copying them out costs as much as reading.)
-    fn read_entry(&self, path: &Path, digest: &[u8; 32]) -> std::result::Result<Option<(Vec<u8>, usize)>, Refusal> {
+    fn read_entry(
+        &self,
+        path: &Path,
+        digest: &[u8; 32],
+    ) -> std::result::Result<Option<(Vec<u8>, usize)>, Refusal> {
         self.check_directories(path)?;
         let mut file = match open_no_follow(path) {
             Ok(file) => file,
@@ -165,14 +181,18 @@ impl CodeCache {
         file.read_to_end(&mut entry)
             .map_err(|e| Refusal::Replace(format!("cannot be read ({e})")))?;
         let Some(rest) = entry.strip_prefix(ENTRY_MAGIC) else {
-            return Err(Refusal::Replace("is not in this host's format (an older version, or not an entry at all)".into()));
+            return Err(Refusal::Replace(
+                "is not in this host's format (an older version, or not an entry at all)".into(),
+            ));
         };
         if rest.len() < TAG_BYTES {
             return Err(Refusal::Replace("is cut short".into()));
         }
         let (tag, compiled) = rest.split_at(TAG_BYTES);
         // blake3::Hash compares in constant time.
-        if self.tag(digest, compiled) != blake3::Hash::from_bytes(tag.try_into().expect("TAG_BYTES bytes")) {
+        if self.tag(digest, compiled)
+            != blake3::Hash::from_bytes(tag.try_into().expect("TAG_BYTES bytes"))
+        {
             return Err(Refusal::Replace(
                 "is not the code this host compiled for it (its authentication code does not match: \
                  replaced, or corrupted)"
@@ -201,7 +221,10 @@ impl CodeCache {
             }
             dir = d.parent();
         }
-        Err(Refusal::Untrusted(format!("it is not inside the cache root {}", self.root.display())))
+        Err(Refusal::Untrusted(format!(
+            "it is not inside the cache root {}",
+            self.root.display()
+        )))
     }
 
     /// Keeps `compiled` as the entry of the component `bytes`: written to a private temporary file,
@@ -260,9 +283,13 @@ fn load_or_create_key(root: &Path) -> Result<[u8; KEY_BYTES]> {
         Ok(_) => Ok(key),
         Err(e) if e.error.kind() == std::io::ErrorKind::AlreadyExists => match read_key(&path) {
             Ok(Some(key)) => Ok(key),
-            _ => bail!("the cache key {} appeared while it was being made, and cannot be used", path.display()),
+            _ => bail!(
+                "the cache key {} appeared while it was being made, and cannot be used",
+                path.display()
+            ),
         },
-        Err(e) => Err(anyhow::Error::new(e.error).context(format!("creating the cache key {}", path.display()))),
+        Err(e) => Err(anyhow::Error::new(e.error)
+            .context(format!("creating the cache key {}", path.display()))),
     }
 }
 
@@ -273,7 +300,9 @@ fn read_key(path: &Path) -> std::result::Result<Option<[u8; KEY_BYTES]>, String>
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(format!("cannot be opened ({e})")),
     };
-    let meta = file.metadata().map_err(|e| format!("cannot be examined ({e})"))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("cannot be examined ({e})"))?;
     if !meta.is_file() {
         return Err("is not a regular file".into());
     }
@@ -281,10 +310,13 @@ fn read_key(path: &Path) -> std::result::Result<Option<[u8; KEY_BYTES]>, String>
         return Err(format!("cannot be trusted: {why}"));
     }
     if let Some(mode) = others_may_access(&meta) {
-        return Err(format!("is readable or writable by other users (mode {mode:03o})"));
+        return Err(format!(
+            "is readable or writable by other users (mode {mode:03o})"
+        ));
     }
     let mut key = Vec::new();
-    file.read_to_end(&mut key).map_err(|e| format!("cannot be read ({e})"))?;
+    file.read_to_end(&mut key)
+        .map_err(|e| format!("cannot be read ({e})"))?;
     key.try_into()
         .map(Some)
         .map_err(|k: Vec<u8>| format!("holds {} bytes, not {KEY_BYTES}", k.len()))
@@ -307,7 +339,10 @@ fn open_no_follow(path: &Path) -> std::io::Result<std::fs::File> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut options,
+        libc::O_NOFOLLOW | libc::O_NONBLOCK,
+    );
     options.open(path)
 }
 
@@ -344,10 +379,12 @@ mod tests {
     fn judge(cache: &CodeCache, component: &[u8]) -> std::result::Result<Option<Vec<u8>>, String> {
         let digest = component_digest(component);
         let found = cache.read_entry(&cache.path_for(&digest), &digest);
-        found.map(|f| f.map(|(entry, at)| entry[at..].to_vec())).map_err(|r| match r {
-            Refusal::Replace(why) => format!("replace: {why}"),
-            Refusal::Untrusted(why) => format!("untrusted: {why}"),
-        })
+        found
+            .map(|f| f.map(|(entry, at)| entry[at..].to_vec()))
+            .map_err(|r| match r {
+                Refusal::Replace(why) => format!("replace: {why}"),
+                Refusal::Untrusted(why) => format!("untrusted: {why}"),
+            })
     }
 
     fn entry(cache: &CodeCache, component: &[u8]) -> PathBuf {
@@ -364,11 +401,17 @@ mod tests {
         assert_eq!(std::fs::read(root.join(KEY_FILE)).unwrap().len(), KEY_BYTES);
         cache.store(b"component a", b"code of a").unwrap();
         assert_eq!(mode(&entry(&cache, b"component a")), 0o600);
-        assert_eq!(judge(&cache, b"component a"), Ok(Some(b"code of a".to_vec())));
+        assert_eq!(
+            judge(&cache, b"component a"),
+            Ok(Some(b"code of a".to_vec()))
+        );
         assert_eq!(judge(&cache, b"component b"), Ok(None));
         // A second start reads the same key, so the entry still authenticates.
         let again = open(&root).unwrap();
-        assert_eq!(judge(&again, b"component a"), Ok(Some(b"code of a".to_vec())));
+        assert_eq!(
+            judge(&again, b"component a"),
+            Ok(Some(b"code of a".to_vec()))
+        );
     }
 
     #[test]
@@ -382,27 +425,49 @@ mod tests {
         // b's valid entry (magic, code, compiled bytes and all) under a's name.
         std::fs::copy(&b, &a).unwrap();
         let why = judge(&cache, b"component a").unwrap_err();
-        assert!(why.starts_with("replace:") && why.contains("authentication code does not match"), "{why}");
-        assert_eq!(judge(&cache, b"component b"), Ok(Some(b"code of b".to_vec())));
+        assert!(
+            why.starts_with("replace:") && why.contains("authentication code does not match"),
+            "{why}"
+        );
+        assert_eq!(
+            judge(&cache, b"component b"),
+            Ok(Some(b"code of b".to_vec()))
+        );
 
         // One byte of b's code changed.
         let mut bytes = std::fs::read(&b).unwrap();
         *bytes.last_mut().unwrap() ^= 1;
         std::fs::write(&b, &bytes).unwrap();
-        assert!(judge(&cache, b"component b").unwrap_err().contains("authentication code does not match"));
+        assert!(
+            judge(&cache, b"component b")
+                .unwrap_err()
+                .contains("authentication code does not match")
+        );
 
         // An entry made with another cache's key.
         let other_tmp = tempfile::tempdir().unwrap();
         let other = open(other_tmp.path()).unwrap();
         other.store(b"component a", b"code of a").unwrap();
         std::fs::copy(entry(&other, b"component a"), &a).unwrap();
-        assert!(judge(&cache, b"component a").unwrap_err().contains("authentication code does not match"));
+        assert!(
+            judge(&cache, b"component a")
+                .unwrap_err()
+                .contains("authentication code does not match")
+        );
 
         // An entry of an older version (no magic), and one cut short.
         std::fs::write(&a, b"\0asm compiled code").unwrap();
-        assert!(judge(&cache, b"component a").unwrap_err().contains("not in this host's format"));
+        assert!(
+            judge(&cache, b"component a")
+                .unwrap_err()
+                .contains("not in this host's format")
+        );
         std::fs::write(&a, [ENTRY_MAGIC, &[0; 8]].concat()).unwrap();
-        assert!(judge(&cache, b"component a").unwrap_err().contains("cut short"));
+        assert!(
+            judge(&cache, b"component a")
+                .unwrap_err()
+                .contains("cut short")
+        );
     }
 
     #[test]
@@ -420,7 +485,11 @@ mod tests {
         chmod(&a, 0o600);
         std::fs::rename(&a, &elsewhere).unwrap();
         std::os::unix::fs::symlink(&elsewhere, &a).unwrap();
-        assert!(judge(&cache, b"component a").unwrap_err().contains("cannot be opened"));
+        assert!(
+            judge(&cache, b"component a")
+                .unwrap_err()
+                .contains("cannot be opened")
+        );
     }
 
     #[test]
@@ -431,7 +500,10 @@ mod tests {
         // Changed while the host runs: entries are refused, and left for the user to look at.
         chmod(tmp.path(), 0o777);
         let why = judge(&cache, b"component a").unwrap_err();
-        assert!(why.starts_with("untrusted:") && why.contains("chmod 700"), "{why}");
+        assert!(
+            why.starts_with("untrusted:") && why.contains("chmod 700"),
+            "{why}"
+        );
         assert!(entry(&cache, b"component a").exists());
         // Found so at start: no cache at all.
         assert!(open(tmp.path()).is_none());
@@ -449,7 +521,11 @@ mod tests {
         let cache = open(tmp.path()).unwrap();
         assert_eq!(mode(&key), 0o600);
         assert_ne!(std::fs::read(&key).unwrap(), old_key);
-        assert!(judge(&cache, b"component a").unwrap_err().contains("authentication code does not match"));
+        assert!(
+            judge(&cache, b"component a")
+                .unwrap_err()
+                .contains("authentication code does not match")
+        );
         // A key of the wrong length is replaced too.
         std::fs::write(&key, b"short").unwrap();
         open(tmp.path()).unwrap();

@@ -46,7 +46,13 @@ pub const MAX_RETRY_DELAY_MS: u64 = 3_600_000;
 pub const MIN_STREAM_IDLE_TIMEOUT_MS: f64 = 1.0;
 
 /// The provider presets usable with no config file.
-pub const PRESETS: &[&str] = &["openai", "anthropic", "gemini", "deepseek", "openai-compatible"];
+pub const PRESETS: &[&str] = &[
+    "openai",
+    "anthropic",
+    "gemini",
+    "deepseek",
+    "openai-compatible",
+];
 
 /// The default waterfall: compaction first (it acts only on overflows), then the retry policy.
 pub const DEFAULT_LISTENERS: &[&str] = &["compaction-basic", "llm-retry"];
@@ -162,21 +168,58 @@ pub enum GuestKind {
 
 impl LimitsOverride {
     fn check(&self, at: &str, kind: GuestKind) -> Result<()> {
-        fn within(at: &str, name: &str, value: Option<u64>, range: std::ops::RangeInclusive<u64>, unit: &str) -> Result<()> {
+        fn within(
+            at: &str,
+            name: &str,
+            value: Option<u64>,
+            range: std::ops::RangeInclusive<u64>,
+            unit: &str,
+        ) -> Result<()> {
             if let Some(v) = value
                 && !range.contains(&v)
             {
-                bail!("{at} {name} = {v}: give a number of {unit} between {} and {}", range.start(), range.end());
+                bail!(
+                    "{at} {name} = {v}: give a number of {unit} between {} and {}",
+                    range.start(),
+                    range.end()
+                );
             }
             Ok(())
         }
         within(at, "memory_mb", self.memory_mb, 1..=4096, "MiB")?;
-        within(at, "call_timeout_ms", self.call_timeout_ms, 1..=600_000, "milliseconds")?;
-        within(at, "max_tool_calls", self.max_tool_calls, 1..=10_000, "tool calls")?;
-        within(at, "max_completion_mb", self.max_completion_mb, 1..=1024, "MiB")?;
-        within(at, "max_delay_ms", self.max_delay_ms, 1..=86_400_000, "milliseconds")?;
+        within(
+            at,
+            "call_timeout_ms",
+            self.call_timeout_ms,
+            1..=600_000,
+            "milliseconds",
+        )?;
+        within(
+            at,
+            "max_tool_calls",
+            self.max_tool_calls,
+            1..=10_000,
+            "tool calls",
+        )?;
+        within(
+            at,
+            "max_completion_mb",
+            self.max_completion_mb,
+            1..=1024,
+            "MiB",
+        )?;
+        within(
+            at,
+            "max_delay_ms",
+            self.max_delay_ms,
+            1..=86_400_000,
+            "milliseconds",
+        )?;
         let misplaced = match kind {
-            GuestKind::Adapter => self.max_delay_ms.is_some().then_some(("max_delay_ms", "a listener's `limits`")),
+            GuestKind::Adapter => self
+                .max_delay_ms
+                .is_some()
+                .then_some(("max_delay_ms", "a listener's `limits`")),
             GuestKind::Listener => self
                 .max_tool_calls
                 .map(|_| "max_tool_calls")
@@ -394,7 +437,11 @@ pub const DEFAULT_SESSION_LEASE: Duration = Duration::from_secs(30);
 
 impl Default for SessionsConfig {
     fn default() -> Self {
-        SessionsConfig { retention: None, url: None, lease: DEFAULT_SESSION_LEASE }
+        SessionsConfig {
+            retention: None,
+            url: None,
+            lease: DEFAULT_SESSION_LEASE,
+        }
     }
 }
 
@@ -423,14 +470,25 @@ impl FileSessions {
     fn parse(self) -> Result<SessionsConfig> {
         let retention = match self.retention {
             None => None,
-            Some(text) => Some(parse_retention(&text).map_err(|e| anyhow::anyhow!("[sessions] retention: {e}"))?),
+            Some(text) => Some(
+                parse_retention(&text).map_err(|e| anyhow::anyhow!("[sessions] retention: {e}"))?,
+            ),
         };
         let lease = match self.lease {
             None => DEFAULT_SESSION_LEASE,
-            Some(text) => parse_lease(&text).map_err(|e| anyhow::anyhow!("[sessions] lease: {e}"))?,
+            Some(text) => {
+                parse_lease(&text).map_err(|e| anyhow::anyhow!("[sessions] lease: {e}"))?
+            }
         };
-        let url = self.url.filter(|u| !u.trim().is_empty()).map(SessionsUrl::new);
-        Ok(SessionsConfig { retention, url, lease })
+        let url = self
+            .url
+            .filter(|u| !u.trim().is_empty())
+            .map(SessionsUrl::new);
+        Ok(SessionsConfig {
+            retention,
+            url,
+            lease,
+        })
     }
 }
 
@@ -477,29 +535,59 @@ impl GatewayConfig {
         if let Some(p) = &self.default_provider
             && !known(p)
         {
-            bail!("[gateway] default_provider = {p:?} is not a configured provider ({})", list());
+            bail!(
+                "[gateway] default_provider = {p:?} is not a configured provider ({})",
+                list()
+            );
         }
         for (name, ms, range) in [
             ("hold_head_ms", self.hold_head_ms, 0..=600_000),
-            ("request_timeout_ms", self.request_timeout_ms, 1..=86_400_000),
+            (
+                "request_timeout_ms",
+                self.request_timeout_ms,
+                1..=86_400_000,
+            ),
             ("keepalive_ms", self.keepalive_ms, 100..=600_000),
-            ("header_read_timeout_ms", self.header_read_timeout_ms, 1..=600_000),
-            ("body_read_timeout_ms", self.body_read_timeout_ms, 1..=600_000),
+            (
+                "header_read_timeout_ms",
+                self.header_read_timeout_ms,
+                1..=600_000,
+            ),
+            (
+                "body_read_timeout_ms",
+                self.body_read_timeout_ms,
+                1..=600_000,
+            ),
             ("drain_timeout_ms", self.drain_timeout_ms, 0..=3_600_000),
         ] {
             if !range.contains(&ms) {
-                bail!("[gateway] {name} = {ms}: give milliseconds between {} and {}", range.start(), range.end());
+                bail!(
+                    "[gateway] {name} = {ms}: give milliseconds between {} and {}",
+                    range.start(),
+                    range.end()
+                );
             }
         }
-        if self.max_body_bytes < 1024 || self.max_concurrent == 0 || self.max_concurrent_per_key == 0 {
-            bail!("[gateway] max_body_bytes (at least 1024), max_concurrent and max_concurrent_per_key (at least 1) must be positive");
+        if self.max_body_bytes < 1024
+            || self.max_concurrent == 0
+            || self.max_concurrent_per_key == 0
+        {
+            bail!(
+                "[gateway] max_body_bytes (at least 1024), max_concurrent and max_concurrent_per_key (at least 1) must be positive"
+            );
         }
         for (i, r) in self.routes.iter().enumerate() {
             if r.model.trim().is_empty() {
                 bail!("[[gateway.routes]] #{} has an empty model", i + 1);
             }
             if !known(&r.provider) {
-                bail!("[[gateway.routes]] #{} (model {:?}): provider {:?} is not configured ({})", i + 1, r.model, r.provider, list());
+                bail!(
+                    "[[gateway.routes]] #{} (model {:?}): provider {:?} is not configured ({})",
+                    i + 1,
+                    r.model,
+                    r.provider,
+                    list()
+                );
             }
             for f in &r.fallbacks {
                 match f.split_once('/') {
@@ -602,11 +690,15 @@ impl Config {
                 .with_context(|| format!("in {}", path.display()))?;
         }
         if let Some(gateway) = file.gateway {
-            gateway.check(&config.providers).with_context(|| format!("in {}", path.display()))?;
+            gateway
+                .check(&config.providers)
+                .with_context(|| format!("in {}", path.display()))?;
             config.gateway = gateway;
         }
         if let Some(sessions) = file.sessions {
-            config.sessions = sessions.parse().with_context(|| format!("in {}", path.display()))?;
+            config.sessions = sessions
+                .parse()
+                .with_context(|| format!("in {}", path.display()))?;
         }
         Ok(config)
     }
@@ -675,7 +767,10 @@ fn file_provider(name: &str, fp: FileProvider, base_dir: &Path) -> Result<Provid
         p.stream_idle_timeout = stream_idle_timeout(name, ms)?;
     }
     if let Some(limits) = fp.adapter_limits {
-        limits.check(&format!("[providers.{name}.adapter_limits]"), GuestKind::Adapter)?;
+        limits.check(
+            &format!("[providers.{name}.adapter_limits]"),
+            GuestKind::Adapter,
+        )?;
         p.adapter_limits = limits;
     }
     if let Some(policy) = fp.retry_policy {
@@ -702,8 +797,13 @@ fn file_listener(index: usize, l: FileListener, base_dir: &Path) -> Result<Liste
     };
     let config_json =
         serde_json::to_string(&l.config.unwrap_or_default()).expect("TOML tables are JSON");
-    l.limits.check(&format!("{at} limits:"), GuestKind::Listener)?;
-    Ok(ListenerConfig { guest, limits: l.limits, config_json })
+    l.limits
+        .check(&format!("{at} limits:"), GuestKind::Listener)?;
+    Ok(ListenerConfig {
+        guest,
+        limits: l.limits,
+        config_json,
+    })
 }
 
 fn guest_ref(text: &str, base_dir: &Path) -> GuestRef {
@@ -738,10 +838,20 @@ pub fn preset(name: &str) -> Result<ProviderConfig> {
         adapter_limits: LimitsOverride::default(),
     };
     match name {
-        "openai" => Ok(base("openai", "https://api.openai.com/v1", "OPENAI_API_KEY", "gpt-4o-mini")),
+        "openai" => Ok(base(
+            "openai",
+            "https://api.openai.com/v1",
+            "OPENAI_API_KEY",
+            "gpt-4o-mini",
+        )),
         "anthropic" => Ok(ProviderConfig {
             credential_headers: vec!["x-api-key".into()],
-            ..base("anthropic", "https://api.anthropic.com/v1", "ANTHROPIC_API_KEY", "claude-sonnet-4-5")
+            ..base(
+                "anthropic",
+                "https://api.anthropic.com/v1",
+                "ANTHROPIC_API_KEY",
+                "claude-sonnet-4-5",
+            )
         }),
         // Gemini's native API (generateContent): the key goes in `x-goog-api-key`, never in the URL.
         "gemini" => Ok(ProviderConfig {
@@ -754,13 +864,24 @@ pub fn preset(name: &str) -> Result<ProviderConfig> {
             )
         }),
         // DeepSeek speaks OpenAI's chat-completions API; the openai adapter knows its wordings.
-        "deepseek" => Ok(base("openai", "https://api.deepseek.com/v1", "DEEPSEEK_API_KEY", "deepseek-chat")),
+        "deepseek" => Ok(base(
+            "openai",
+            "https://api.deepseek.com/v1",
+            "DEEPSEEK_API_KEY",
+            "deepseek-chat",
+        )),
         // Local and third-party servers speaking OpenAI's API (vLLM, llama.cpp, Ollama, OpenRouter,
         // Groq); --base-url and --model are required (no model name is right for every server), a key
         // only if the server wants one and only when configured explicitly (`api_key_env`):
         // OPENAI_API_KEY never follows an arbitrary --base-url.
-        "openai-compatible" => Ok(ProviderConfig { api_key_required: false, ..base("openai", "", "OPENAI_API_KEY", "") }),
-        other => bail!("unknown provider '{other}': the built-in providers are {}", PRESETS.join(", ")),
+        "openai-compatible" => Ok(ProviderConfig {
+            api_key_required: false,
+            ..base("openai", "", "OPENAI_API_KEY", "")
+        }),
+        other => bail!(
+            "unknown provider '{other}': the built-in providers are {}",
+            PRESETS.join(", ")
+        ),
     }
 }
 

@@ -181,8 +181,20 @@ fn idle_timeout_refuses_nonsense() {
         stream_idle_timeout("p", 1500.0).unwrap(),
         Duration::from_millis(1500)
     );
-    assert_eq!(stream_idle_timeout("p", 1.0).unwrap(), Duration::from_millis(1));
-    for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e12, 0.0001, 0.999] {
+    assert_eq!(
+        stream_idle_timeout("p", 1.0).unwrap(),
+        Duration::from_millis(1)
+    );
+    for bad in [
+        0.0,
+        -1.0,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        1e12,
+        0.0001,
+        0.999,
+    ] {
         let e = stream_idle_timeout("p", bad).unwrap_err().to_string();
         assert!(
             e.contains("stream_idle_timeout_ms") && e.contains("provider 'p'"),
@@ -191,13 +203,19 @@ fn idle_timeout_refuses_nonsense() {
     }
     assert!(err("[providers.openai]\nstream_idle_timeout_ms = -5").contains("positive"));
     let e = err("[providers.openai]\nstream_idle_timeout_ms = 0.0001");
-    assert!(e.contains("under a millisecond") && e.contains("stream_idle_timeout_ms"), "{e}");
+    assert!(
+        e.contains("under a millisecond") && e.contains("stream_idle_timeout_ms"),
+        "{e}"
+    );
 }
 
 #[test]
 fn retry_delays_above_an_hour_are_refused() {
     let e = err("[providers.openai.retry_policy]\nmax_delay_ms = 86400000");
-    assert!(e.contains("max_delay_ms") && e.contains("more than an hour"), "{e}");
+    assert!(
+        e.contains("max_delay_ms") && e.contains("more than an hour"),
+        "{e}"
+    );
     parse("[providers.openai.retry_policy]\nmax_delay_ms = 3600000").unwrap();
 }
 
@@ -208,14 +226,31 @@ fn return_caps_are_configurable_where_they_apply() {
     )
     .unwrap();
     let p = c.provider("openai").unwrap();
-    assert_eq!((p.adapter_limits.max_tool_calls, p.adapter_limits.max_completion_mb), (Some(8), Some(2)));
+    assert_eq!(
+        (
+            p.adapter_limits.max_tool_calls,
+            p.adapter_limits.max_completion_mb
+        ),
+        (Some(8), Some(2))
+    );
     assert_eq!(c.listeners[0].limits.max_delay_ms, Some(60000));
     let e = err("[providers.openai.adapter_limits]\nmax_delay_ms = 5");
-    assert!(e.contains("max_delay_ms does not apply here") && e.contains("listener"), "{e}");
+    assert!(
+        e.contains("max_delay_ms does not apply here") && e.contains("listener"),
+        "{e}"
+    );
     let e = err("[[listeners]]\nname = \"llm-retry\"\nlimits = { max_tool_calls = 3 }\n");
-    assert!(e.contains("max_tool_calls does not apply here") && e.contains("adapter_limits"), "{e}");
-    assert!(err("[providers.openai.adapter_limits]\nmax_tool_calls = 0").contains("max_tool_calls = 0"));
-    assert!(err("[providers.openai.adapter_limits]\nmax_completion_mb = 5000").contains("max_completion_mb"));
+    assert!(
+        e.contains("max_tool_calls does not apply here") && e.contains("adapter_limits"),
+        "{e}"
+    );
+    assert!(
+        err("[providers.openai.adapter_limits]\nmax_tool_calls = 0").contains("max_tool_calls = 0")
+    );
+    assert!(
+        err("[providers.openai.adapter_limits]\nmax_completion_mb = 5000")
+            .contains("max_completion_mb")
+    );
 }
 
 #[test]
@@ -225,10 +260,20 @@ fn guest_limits_are_configurable_and_checked() {
     )
     .unwrap();
     let p = c.provider("openai").unwrap();
-    assert_eq!(p.adapter_limits, LimitsOverride { memory_mb: Some(32), call_timeout_ms: Some(500), ..Default::default() });
+    assert_eq!(
+        p.adapter_limits,
+        LimitsOverride {
+            memory_mb: Some(32),
+            call_timeout_ms: Some(500),
+            ..Default::default()
+        }
+    );
     assert_eq!(c.listeners[0].limits.memory_mb, Some(16));
     assert!(err("[providers.openai.adapter_limits]\nmemory_mb = 0").contains("memory_mb = 0"));
-    assert!(err("[providers.openai.adapter_limits]\ncall_timeout_ms = 9999999").contains("call_timeout_ms"));
+    assert!(
+        err("[providers.openai.adapter_limits]\ncall_timeout_ms = 9999999")
+            .contains("call_timeout_ms")
+    );
     assert!(err("[providers.openai.adapter_limits]\nmemroy_mb = 1").contains("memroy_mb"));
 }
 
@@ -242,7 +287,10 @@ fn every_preset_is_usable_without_a_file() {
     let deepseek = c.provider("deepseek").unwrap();
     assert_eq!(deepseek.adapter, GuestRef::Builtin("openai".into()));
     assert_eq!(deepseek.api_key_env, "DEEPSEEK_API_KEY");
-    assert!(c.provider("openai-compatible").unwrap().base_url.is_empty(), "needs --base-url");
+    assert!(
+        c.provider("openai-compatible").unwrap().base_url.is_empty(),
+        "needs --base-url"
+    );
 }
 
 #[test]
@@ -250,29 +298,52 @@ fn a_presets_key_goes_only_to_the_presets_own_hosts() {
     let c = Config::builtin();
     let openai = c.provider("openai").unwrap();
     assert_eq!(openai.key_env(), Ok("OPENAI_API_KEY"));
-    assert_eq!(c.provider("anthropic").unwrap().key_env(), Ok("ANTHROPIC_API_KEY"));
-    assert_eq!(c.provider("deepseek").unwrap().key_env(), Ok("DEEPSEEK_API_KEY"));
+    assert_eq!(
+        c.provider("anthropic").unwrap().key_env(),
+        Ok("ANTHROPIC_API_KEY")
+    );
+    assert_eq!(
+        c.provider("deepseek").unwrap().key_env(),
+        Ok("DEEPSEEK_API_KEY")
+    );
 
     // Pointed elsewhere, by base_url or allowed_hosts, the preset's key stays home.
-    let moved = parse("[providers.openai]\nbase_url = \"https://llm.internal.example/v1\"").unwrap();
+    let moved =
+        parse("[providers.openai]\nbase_url = \"https://llm.internal.example/v1\"").unwrap();
     let e = moved.provider("openai").unwrap().key_env().unwrap_err();
     assert!(
-        e.contains("OPENAI_API_KEY is the key of api.openai.com and is not sent to llm.internal.example")
-            && e.contains("api_key_env under [providers.openai]")
+        e.contains(
+            "OPENAI_API_KEY is the key of api.openai.com and is not sent to llm.internal.example"
+        ) && e.contains("api_key_env under [providers.openai]")
             && e.contains("--api-key-env"),
         "{e}"
     );
-    let widened = parse("[providers.openai]\nallowed_hosts = [\"api.openai.com\", \"evil.example\"]").unwrap();
-    assert!(widened.provider("openai").unwrap().key_env().unwrap_err().contains("not sent to evil.example"));
+    let widened =
+        parse("[providers.openai]\nallowed_hosts = [\"api.openai.com\", \"evil.example\"]")
+            .unwrap();
+    assert!(
+        widened
+            .provider("openai")
+            .unwrap()
+            .key_env()
+            .unwrap_err()
+            .contains("not sent to evil.example")
+    );
     let same = parse("[providers.openai]\nbase_url = \"https://API.OpenAI.com./v1/\"").unwrap();
-    assert_eq!(same.provider("openai").unwrap().key_env(), Ok("OPENAI_API_KEY"));
+    assert_eq!(
+        same.provider("openai").unwrap().key_env(),
+        Ok("OPENAI_API_KEY")
+    );
 
     // Named explicitly, the variable goes where the provider's requests go.
     let explicit = parse(
         "[providers.openai]\nbase_url = \"https://llm.internal.example/v1\"\napi_key_env = \"OPENAI_API_KEY\"",
     )
     .unwrap();
-    assert_eq!(explicit.provider("openai").unwrap().key_env(), Ok("OPENAI_API_KEY"));
+    assert_eq!(
+        explicit.provider("openai").unwrap().key_env(),
+        Ok("OPENAI_API_KEY")
+    );
 }
 
 #[test]
@@ -283,27 +354,56 @@ fn openai_compatible_sends_a_key_only_when_configured_for_it() {
     )
     .unwrap();
     let e = c.provider("local").unwrap().key_env().unwrap_err();
-    assert!(e.contains("provider 'local' sends a key only when one is configured for it"), "{e}");
+    assert!(
+        e.contains("provider 'local' sends a key only when one is configured for it"),
+        "{e}"
+    );
     assert_eq!(c.provider("groq").unwrap().key_env(), Ok("GROQ_API_KEY"));
-    assert_eq!(c.provider("groq").unwrap().api_key_scope, KeyScope::Explicit);
+    assert_eq!(
+        c.provider("groq").unwrap().api_key_scope,
+        KeyScope::Explicit
+    );
 }
 
 #[test]
 fn credential_headers_default_per_preset_and_are_checked() {
     let c = Config::builtin();
-    assert_eq!(c.provider("openai").unwrap().credential_headers, ["authorization"]);
-    assert_eq!(c.provider("deepseek").unwrap().credential_headers, ["authorization"]);
-    assert_eq!(c.provider("openai-compatible").unwrap().credential_headers, ["authorization"]);
-    assert_eq!(c.provider("anthropic").unwrap().credential_headers, ["x-api-key"]);
+    assert_eq!(
+        c.provider("openai").unwrap().credential_headers,
+        ["authorization"]
+    );
+    assert_eq!(
+        c.provider("deepseek").unwrap().credential_headers,
+        ["authorization"]
+    );
+    assert_eq!(
+        c.provider("openai-compatible").unwrap().credential_headers,
+        ["authorization"]
+    );
+    assert_eq!(
+        c.provider("anthropic").unwrap().credential_headers,
+        ["x-api-key"]
+    );
     let gemini = parse(
         "[providers.gemini]\npreset = \"openai-compatible\"\ncredential_headers = [\"X-Goog-Api-Key\"]",
     )
     .unwrap();
-    assert_eq!(gemini.provider("gemini").unwrap().credential_headers, ["x-goog-api-key"]);
+    assert_eq!(
+        gemini.provider("gemini").unwrap().credential_headers,
+        ["x-goog-api-key"]
+    );
     let e = err("[providers.openai]\ncredential_headers = [\"host\"]");
-    assert!(e.contains("[providers.openai] credential_headers has \"host\""), "{e}");
-    assert!(err("[providers.openai]\ncredential_headers = []").contains("credential_headers is empty"));
-    assert!(err("[providers.openai]\ncredential_headers = [\"x key\"]").contains("not a valid HTTP header name"));
+    assert!(
+        e.contains("[providers.openai] credential_headers has \"host\""),
+        "{e}"
+    );
+    assert!(
+        err("[providers.openai]\ncredential_headers = []").contains("credential_headers is empty")
+    );
+    assert!(
+        err("[providers.openai]\ncredential_headers = [\"x key\"]")
+            .contains("not a valid HTTP header name")
+    );
 }
 
 #[test]
@@ -323,7 +423,10 @@ fn session_retention_is_off_unless_set_and_checked() {
     let c = parse("[sessions]\nretention = \"30d\"").unwrap();
     assert_eq!(c.sessions.retention, Some(Duration::from_secs(30 * 86_400)));
     let e = err("[sessions]\nretention = \"thirty days\"");
-    assert!(e.contains("[sessions] retention") && e.contains("30d") && e.contains("dsh.toml"), "{e}");
+    assert!(
+        e.contains("[sessions] retention") && e.contains("30d") && e.contains("dsh.toml"),
+        "{e}"
+    );
     let e = err("[sessions]\nretention = \"10s\"");
     assert!(e.contains("shorter than a minute"), "{e}");
     assert!(err("[sessions]\nkeep = \"30d\"").contains("unknown field"));
@@ -332,14 +435,27 @@ fn session_retention_is_off_unless_set_and_checked() {
 #[test]
 fn a_sessions_database_is_off_unless_set_and_its_password_never_shows_in_debug() {
     let c = Config::builtin();
-    assert_eq!((c.sessions.url.clone(), c.sessions.lease), (None, Duration::from_secs(30)));
-    let c = parse("[sessions]\nurl = \"postgres://dsh:s3cret@db.internal/dsh\"\nlease = \"5s\"").unwrap();
-    assert_eq!(c.sessions.url.as_ref().unwrap().expose(), "postgres://dsh:s3cret@db.internal/dsh");
+    assert_eq!(
+        (c.sessions.url.clone(), c.sessions.lease),
+        (None, Duration::from_secs(30))
+    );
+    let c = parse("[sessions]\nurl = \"postgres://dsh:s3cret@db.internal/dsh\"\nlease = \"5s\"")
+        .unwrap();
+    assert_eq!(
+        c.sessions.url.as_ref().unwrap().expose(),
+        "postgres://dsh:s3cret@db.internal/dsh"
+    );
     assert_eq!(c.sessions.lease, Duration::from_secs(5));
     let shown = format!("{c:?}");
-    assert!(!shown.contains("s3cret") && shown.contains("db.internal"), "{shown}");
+    assert!(
+        !shown.contains("s3cret") && shown.contains("db.internal"),
+        "{shown}"
+    );
     let e = err("[sessions]\nlease = \"200ms\"");
-    assert!(e.contains("[sessions] lease") && e.contains("shorter than a second"), "{e}");
+    assert!(
+        e.contains("[sessions] lease") && e.contains("shorter than a second"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -347,7 +463,10 @@ fn the_gemini_preset_is_the_builtin_adapter_with_its_key_in_x_goog_api_key_for_g
     let c = Config::builtin();
     let gemini = c.provider("gemini").unwrap();
     assert_eq!(gemini.adapter, GuestRef::Builtin("gemini".into()));
-    assert_eq!(gemini.base_url, "https://generativelanguage.googleapis.com/v1beta");
+    assert_eq!(
+        gemini.base_url,
+        "https://generativelanguage.googleapis.com/v1beta"
+    );
     assert_eq!(gemini.model, "gemini-2.5-flash");
     assert_eq!(gemini.credential_headers, ["x-goog-api-key"]);
     assert_eq!(gemini.key_env(), Ok("GEMINI_API_KEY"));

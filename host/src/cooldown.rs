@@ -53,7 +53,9 @@ pub fn key_id(key: Option<&str>) -> String {
     use sha2::{Digest, Sha256};
     match key {
         None => "none".into(),
-        Some(key) => hex::encode(Sha256::digest(format!("dsh-host cool-down key\n{key}")))[..16].to_string(),
+        Some(key) => {
+            hex::encode(Sha256::digest(format!("dsh-host cool-down key\n{key}")))[..16].to_string()
+        }
     }
 }
 
@@ -62,8 +64,14 @@ pub fn key_id(key: Option<&str>) -> String {
 /// positive retry-after; at most [`MAX_COOLDOWN`]. Anything else (a 500, a 429 without a
 /// retry-after, a quota exhausted for the month) asks nothing of other sessions.
 pub fn requested(failure: &LlmFailure) -> Option<Duration> {
-    let back_pressure = matches!(failure.status, Some(429 | 503)) || matches!(failure.code.as_str(), "RATE_LIMITED" | "OVERLOADED");
-    if !back_pressure || matches!(failure.code.as_str(), "QUOTA_EXCEEDED" | "AUTH" | "INVALID_REQUEST") {
+    let back_pressure = matches!(failure.status, Some(429 | 503))
+        || matches!(failure.code.as_str(), "RATE_LIMITED" | "OVERLOADED");
+    if !back_pressure
+        || matches!(
+            failure.code.as_str(),
+            "QUOTA_EXCEEDED" | "AUTH" | "INVALID_REQUEST"
+        )
+    {
         return None;
     }
     let ms = failure.provider_retry_after_ms.filter(|ms| *ms > 0)?;
@@ -83,7 +91,10 @@ pub fn hold_for(remaining: Duration, cap: Duration, place: f64) -> Option<Durati
     if remaining.min(cap) < MIN_HOLD {
         return None;
     }
-    let spread = remaining.mul_f64(0.1).min(MAX_SPREAD).mul_f64(place.clamp(0.0, 1.0));
+    let spread = remaining
+        .mul_f64(0.1)
+        .min(MAX_SPREAD)
+        .mul_f64(place.clamp(0.0, 1.0));
     Some((remaining + spread).min(cap))
 }
 
@@ -119,7 +130,13 @@ impl CoolDowns {
 
     /// Records that requests under `key` should wait `wait` from now (a later end than one already
     /// recorded wins; an earlier one changes nothing). `session`: who met the failure.
-    pub fn record(&self, key: &CoolDownKey, wait: Duration, code: &str, session: &str) -> Result<()> {
+    pub fn record(
+        &self,
+        key: &CoolDownKey,
+        wait: Duration,
+        code: &str,
+        session: &str,
+    ) -> Result<()> {
         match self {
             CoolDowns::Local(local) => {
                 local.record(key, wait, code, session);
@@ -161,7 +178,14 @@ impl LocalCoolDowns {
         match entries.get_mut(key) {
             Some(e) if e.until >= until => {}
             _ => {
-                entries.insert(key.clone(), Entry { until, code: code.into(), set_by: session.into() });
+                entries.insert(
+                    key.clone(),
+                    Entry {
+                        until,
+                        code: code.into(),
+                        set_by: session.into(),
+                    },
+                );
             }
         }
     }
@@ -170,7 +194,10 @@ impl LocalCoolDowns {
         let entries = self.entries.lock().expect("cool-down lock");
         let e = entries.get(key)?;
         let remaining = e.until.checked_duration_since(Instant::now())?;
-        (e.set_by != session && !remaining.is_zero()).then(|| CoolDown { remaining, code: e.code.clone() })
+        (e.set_by != session && !remaining.is_zero()).then(|| CoolDown {
+            remaining,
+            code: e.code.clone(),
+        })
     }
 }
 
@@ -179,42 +206,80 @@ mod tests {
     use super::*;
 
     fn failure(code: &str, status: Option<u16>, retry_after_ms: Option<u64>) -> LlmFailure {
-        LlmFailure { status, provider_retry_after_ms: retry_after_ms, ..LlmFailure::new(code, "m") }
+        LlmFailure {
+            status,
+            provider_retry_after_ms: retry_after_ms,
+            ..LlmFailure::new(code, "m")
+        }
     }
 
     fn key(model: &str) -> CoolDownKey {
-        CoolDownKey { provider: "openai".into(), key_id: key_id(Some("sk-test-1234567890")), model: model.into() }
+        CoolDownKey {
+            provider: "openai".into(),
+            key_id: key_id(Some("sk-test-1234567890")),
+            model: model.into(),
+        }
     }
 
     #[test]
     fn rate_limits_and_overloads_with_a_retry_after_ask_the_fleet_to_wait() {
         let s = Duration::from_secs;
-        assert_eq!(requested(&failure("RATE_LIMITED", Some(429), Some(3000))), Some(s(3)));
-        assert_eq!(requested(&failure("OVERLOADED", Some(503), Some(1000))), Some(s(1)));
+        assert_eq!(
+            requested(&failure("RATE_LIMITED", Some(429), Some(3000))),
+            Some(s(3))
+        );
+        assert_eq!(
+            requested(&failure("OVERLOADED", Some(503), Some(1000))),
+            Some(s(1))
+        );
         // Anthropic's 529 and a 503 an adapter read as a server error: by code, and by status.
-        assert_eq!(requested(&failure("OVERLOADED", Some(529), Some(2000))), Some(s(2)));
-        assert_eq!(requested(&failure("SERVER_ERROR", Some(503), Some(2000))), Some(s(2)));
+        assert_eq!(
+            requested(&failure("OVERLOADED", Some(529), Some(2000))),
+            Some(s(2))
+        );
+        assert_eq!(
+            requested(&failure("SERVER_ERROR", Some(503), Some(2000))),
+            Some(s(2))
+        );
         // An in-band rate limit in a 200 stream has no status.
-        assert_eq!(requested(&failure("RATE_LIMITED", None, Some(500))), Some(Duration::from_millis(500)));
+        assert_eq!(
+            requested(&failure("RATE_LIMITED", None, Some(500))),
+            Some(Duration::from_millis(500))
+        );
     }
 
     #[test]
     fn nothing_else_asks_anything_of_other_sessions() {
         // No retry-after: each session's own backoff (with its jitter) is the right spread.
         assert_eq!(requested(&failure("RATE_LIMITED", Some(429), None)), None);
-        assert_eq!(requested(&failure("RATE_LIMITED", Some(429), Some(0))), None);
+        assert_eq!(
+            requested(&failure("RATE_LIMITED", Some(429), Some(0))),
+            None
+        );
         // A 500 with a retry-after is one request's trouble, not the key's.
-        assert_eq!(requested(&failure("SERVER_ERROR", Some(500), Some(1000))), None);
+        assert_eq!(
+            requested(&failure("SERVER_ERROR", Some(500), Some(1000))),
+            None
+        );
         // A month's quota, a bad key, a bad request: waiting does not help and retries are not made.
-        assert_eq!(requested(&failure("QUOTA_EXCEEDED", Some(429), Some(3_600_000))), None);
+        assert_eq!(
+            requested(&failure("QUOTA_EXCEEDED", Some(429), Some(3_600_000))),
+            None
+        );
         assert_eq!(requested(&failure("AUTH", Some(429), Some(1000))), None);
-        assert_eq!(requested(&failure("INVALID_REQUEST", Some(429), Some(1000))), None);
+        assert_eq!(
+            requested(&failure("INVALID_REQUEST", Some(429), Some(1000))),
+            None
+        );
         assert_eq!(requested(&failure("NETWORK", None, Some(1000))), None);
     }
 
     #[test]
     fn a_retry_after_of_a_year_is_cut_to_the_longest_cool_down() {
-        assert_eq!(requested(&failure("RATE_LIMITED", Some(429), Some(365 * 86_400_000))), Some(MAX_COOLDOWN));
+        assert_eq!(
+            requested(&failure("RATE_LIMITED", Some(429), Some(365 * 86_400_000))),
+            Some(MAX_COOLDOWN)
+        );
     }
 
     #[test]
@@ -246,7 +311,10 @@ mod tests {
         // Spread over the whole range, not bunched: every tenth of it holds some sessions.
         for tenth in 0..10 {
             let (lo, hi) = (tenth as f64 / 10.0, (tenth + 1) as f64 / 10.0);
-            assert!(places.iter().any(|p| *p >= lo && *p <= hi), "nothing in {lo}..{hi}");
+            assert!(
+                places.iter().any(|p| *p >= lo && *p <= hi),
+                "nothing in {lo}..{hi}"
+            );
         }
     }
 
@@ -255,7 +323,11 @@ mod tests {
         let id = key_id(Some("sk-live-abcdefghijklmnop"));
         assert_eq!(id.len(), 16);
         assert!(!id.contains("abcdefgh"));
-        assert_eq!(id, key_id(Some("sk-live-abcdefghijklmnop")), "the same key, the same name, in any process");
+        assert_eq!(
+            id,
+            key_id(Some("sk-live-abcdefghijklmnop")),
+            "the same key, the same name, in any process"
+        );
         assert_ne!(id, key_id(Some("sk-live-abcdefghijklmnoq")));
         assert_eq!(key_id(None), "none");
     }
@@ -263,26 +335,43 @@ mod tests {
     #[test]
     fn other_sessions_are_held_the_one_that_was_told_is_not() {
         let cool = CoolDowns::local();
-        cool.record(&key("gpt-4o"), Duration::from_secs(5), "RATE_LIMITED", "a").unwrap();
+        cool.record(&key("gpt-4o"), Duration::from_secs(5), "RATE_LIMITED", "a")
+            .unwrap();
         let held = cool.hold(&key("gpt-4o"), "b").unwrap().expect("b is held");
         assert_eq!(held.code, "RATE_LIMITED");
-        assert!(held.remaining > Duration::from_secs(4) && held.remaining <= Duration::from_secs(5), "{held:?}");
-        assert_eq!(cool.hold(&key("gpt-4o"), "a").unwrap(), None, "its own retry already waits");
+        assert!(
+            held.remaining > Duration::from_secs(4) && held.remaining <= Duration::from_secs(5),
+            "{held:?}"
+        );
+        assert_eq!(
+            cool.hold(&key("gpt-4o"), "a").unwrap(),
+            None,
+            "its own retry already waits"
+        );
         // Another model of the same key, and the same model under another key, are not limited.
         assert_eq!(cool.hold(&key("gpt-4o-mini"), "b").unwrap(), None);
-        let other_key = CoolDownKey { key_id: key_id(Some("sk-other-key-0000")), ..key("gpt-4o") };
+        let other_key = CoolDownKey {
+            key_id: key_id(Some("sk-other-key-0000")),
+            ..key("gpt-4o")
+        };
         assert_eq!(cool.hold(&other_key, "b").unwrap(), None);
     }
 
     #[test]
     fn the_later_end_wins_and_an_ended_cool_down_holds_nobody() {
         let cool = CoolDowns::local();
-        cool.record(&key("m"), Duration::from_secs(10), "RATE_LIMITED", "a").unwrap();
-        cool.record(&key("m"), Duration::from_secs(1), "OVERLOADED", "c").unwrap();
+        cool.record(&key("m"), Duration::from_secs(10), "RATE_LIMITED", "a")
+            .unwrap();
+        cool.record(&key("m"), Duration::from_secs(1), "OVERLOADED", "c")
+            .unwrap();
         let held = cool.hold(&key("m"), "b").unwrap().unwrap();
         assert!(held.remaining > Duration::from_secs(9));
-        assert_eq!(held.code, "RATE_LIMITED", "a shorter cool-down does not shorten a longer one");
-        cool.record(&key("n"), Duration::from_millis(30), "RATE_LIMITED", "a").unwrap();
+        assert_eq!(
+            held.code, "RATE_LIMITED",
+            "a shorter cool-down does not shorten a longer one"
+        );
+        cool.record(&key("n"), Duration::from_millis(30), "RATE_LIMITED", "a")
+            .unwrap();
         std::thread::sleep(Duration::from_millis(60));
         assert_eq!(cool.hold(&key("n"), "b").unwrap(), None);
     }

@@ -5,10 +5,10 @@
 
 use crate::attempt::StreamEvent;
 use crate::config::{self, Config, RetryPolicy};
-use crate::store::{Event, SessionStore};
 use crate::mock::{MockScript, MockServer};
 use crate::runtime::Runtime;
 use crate::session::{Session, TurnError, default_engine};
+use crate::store::{Event, SessionStore};
 use anyhow::Result;
 use std::io::Write;
 use std::path::Path;
@@ -131,7 +131,8 @@ pub async fn run(sessions_dir: &Path) -> Result<ExitCode> {
     let runtime = Runtime::new(Config::builtin(), default_engine()?, None).await?;
     let deps = runtime.deps(runtime.provider(provider).await?);
     // DSH_SESSIONS_URL applies here too: the demo then writes its session to PostgreSQL.
-    let store = SessionStore::open_configured(sessions_dir, &crate::config::SessionsConfig::default())?;
+    let store =
+        SessionStore::open_configured(sessions_dir, &crate::config::SessionsConfig::default())?;
     let mut session = Session::start(
         deps,
         store.create()?,
@@ -148,11 +149,7 @@ pub async fn run(sessions_dir: &Path) -> Result<ExitCode> {
         runtime.recovery.listener_names().join(" → "),
         session.tools().names().join(", ")
     );
-    println!(
-        "session {} (log in {})\n",
-        session.id(),
-        store.location()
-    );
+    println!("session {} (log in {})\n", session.id(), store.location());
 
     let mut surprises = Vec::new();
     let mut seen = 0;
@@ -279,7 +276,10 @@ pub async fn run(sessions_dir: &Path) -> Result<ExitCode> {
 pub fn describe_event(event: &Event) -> String {
     format!(
         "#{:<3} {} {:<17} {}",
-        event.seq, event.ts, event.kind, describe_detail(event)
+        event.seq,
+        event.ts,
+        event.kind,
+        describe_detail(event)
     )
 }
 

@@ -4,9 +4,10 @@
 //!
 //! Nothing here knows what an adapter or a listener is; `adapter` and (later) `listener` build on it.
 
+use crate::code_cache::CodeCache;
 use crate::compat::ContractVersion;
 use crate::guests::GuestSource;
-use crate::code_cache::CodeCache;
+use crate::output::CapturedOutput;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,7 +17,6 @@ use wasmtime::component::{Component, InstancePre, Linker, ResourceTable};
 use wasmtime::{
     Config, Engine, ResourceLimiter, Store, StoreLimits, StoreLimitsBuilder, UpdateDeadline,
 };
-use crate::output::CapturedOutput;
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 /// How often the epoch advances while a guest runs. A guest call yields to tokio at every tick, so a
@@ -160,7 +160,12 @@ struct PeakLimiter {
 }
 
 impl ResourceLimiter for PeakLimiter {
-    fn memory_growing(&mut self, current: usize, desired: usize, maximum: Option<usize>) -> wasmtime::Result<bool> {
+    fn memory_growing(
+        &mut self,
+        current: usize,
+        desired: usize,
+        maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
         let allowed = self.limits.memory_growing(current, desired, maximum)?;
         if allowed {
             self.peak_memory_bytes = self.peak_memory_bytes.max(desired);
@@ -172,7 +177,12 @@ impl ResourceLimiter for PeakLimiter {
         self.limits.memory_grow_failed(error)
     }
 
-    fn table_growing(&mut self, current: usize, desired: usize, maximum: Option<usize>) -> wasmtime::Result<bool> {
+    fn table_growing(
+        &mut self,
+        current: usize,
+        desired: usize,
+        maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
         self.limits.table_growing(current, desired, maximum)
     }
 
@@ -240,7 +250,10 @@ struct TickerState {
 impl Ticker {
     fn new() -> Arc<Self> {
         Arc::new(Ticker {
-            state: Mutex::new(TickerState { running_calls: 0, stopped: false }),
+            state: Mutex::new(TickerState {
+                running_calls: 0,
+                stopped: false,
+            }),
             wake: Condvar::new(),
             ticks: AtomicU64::new(0),
         })
@@ -339,7 +352,9 @@ impl GuestEngine {
         // what lets a call's CPU budget stop a guest that never returns, and it costs about a fifth
         // of the decode throughput (BENCHMARKS.md).
         config.epoch_interruption(bound_cpu);
-        config.allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(instance_pool()));
+        config.allocation_strategy(wasmtime::InstanceAllocationStrategy::Pooling(
+            instance_pool(),
+        ));
         config.wasm_component_model(true);
         // For profiling guests with `perf`: /tmp/perf-PID.map names the compiled guest functions.
         if std::env::var_os("DSH_GUEST_PERFMAP").is_some_and(|v| v == "1") {
@@ -454,7 +469,10 @@ impl GuestEngine {
     /// and sees the epoch pass its deadline: it counts that tick against the call in progress, yields
     /// to tokio, and traps once the call's budget is spent.
     pub fn new_store(&self, limits: &GuestLimits) -> Store<GuestState> {
-        let mut store = Store::new(&self.inner.engine, GuestState::new(limits, self.inner.ticker.clone()));
+        let mut store = Store::new(
+            &self.inner.engine,
+            GuestState::new(limits, self.inner.ticker.clone()),
+        );
         store.limiter(GuestState::limiter);
         store.set_epoch_deadline(1);
         store.epoch_deadline_callback(|mut ctx| {
@@ -522,7 +540,12 @@ impl WorldSpec {
     /// The contract version of the component's export of this world's interface, or an error that
     /// names exactly what is wrong: another world, a version this host does not support (naming
     /// those it does), or no dsh:llm export at all.
-    pub fn check(&self, engine: &Engine, component: &Component, origin: &str) -> Result<ContractVersion> {
+    pub fn check(
+        &self,
+        engine: &Engine,
+        component: &Component,
+        origin: &str,
+    ) -> Result<ContractVersion> {
         let exports: Vec<String> = component
             .component_type()
             .exports(engine)
@@ -608,7 +631,10 @@ fn describe_trap(trap: wasmtime::Trap) -> String {
             "trapped (unreachable code reached: usually a panic or abort in the guest)".into()
         }
         // A Rust or C guest keeps its stack in linear memory: overflowing it runs below address 0.
-        Trap::MemoryOutOfBounds => "trapped: out-of-bounds memory access (in Rust and C guests usually a stack overflow)".into(),
+        Trap::MemoryOutOfBounds => {
+            "trapped: out-of-bounds memory access (in Rust and C guests usually a stack overflow)"
+                .into()
+        }
         Trap::AllocationTooLarge => "exceeded its memory limit".into(),
         other => format!("trapped: {other}"),
     }

@@ -84,7 +84,10 @@ impl LlmFailure {
         if failure.code == "ABORTED" {
             LlmFailure {
                 code: "SERVER_ERROR".into(),
-                message: format!("the provider aborted the request on its side: {}", failure.message),
+                message: format!(
+                    "the provider aborted the request on its side: {}",
+                    failure.message
+                ),
                 ..failure
             }
         } else if is_canonical(&failure.code) {

@@ -56,7 +56,12 @@ impl GroupCommit {
         std::thread::Builder::new()
             .name("dsh-log-commit".into())
             .spawn(move || run(queue, thread_dir, thread_path, thread_stats))?;
-        Ok(Arc::new(GroupCommit { jobs, dir, path: path.to_path_buf(), stats }))
+        Ok(Arc::new(GroupCommit {
+            jobs,
+            dir,
+            path: path.to_path_buf(),
+            stats,
+        }))
     }
 
     /// Hands a session file to the committer: it is durable after the next batch.
@@ -137,7 +142,11 @@ fn next_batch(queue: &mpsc::Receiver<Job>) -> Option<(Vec<PathBuf>, Vec<mpsc::Sy
             Job::Sync(file) => files.push(file),
             Job::Flush(done) => waiters.push(done),
         }
-        next = if files.len() < MAX_BATCH { queue.try_recv().ok() } else { None };
+        next = if files.len() < MAX_BATCH {
+            queue.try_recv().ok()
+        } else {
+            None
+        };
     }
     Some((files, waiters))
 }
@@ -181,7 +190,11 @@ mod tests {
         }
         commit.flush();
         assert_eq!(commit.files(), 50);
-        assert!(commit.batches() >= 1 && commit.batches() <= 50, "{} batches", commit.batches());
+        assert!(
+            commit.batches() >= 1 && commit.batches() <= 50,
+            "{} batches",
+            commit.batches()
+        );
         assert_eq!(commit.failures(), 0);
     }
 
@@ -197,9 +210,16 @@ mod tests {
         let (files, waiters) = next_batch(&queue).unwrap();
         assert_eq!((files.len(), waiters.len()), (MAX_BATCH, 0));
         let (files, waiters) = next_batch(&queue).unwrap();
-        assert_eq!((files.len(), waiters.len()), (10, 1), "the rest, and the flush behind it");
+        assert_eq!(
+            (files.len(), waiters.len()),
+            (10, 1),
+            "the rest, and the flush behind it"
+        );
         drop(jobs);
-        assert!(next_batch(&queue).is_none(), "the committer ends when every sender is gone");
+        assert!(
+            next_batch(&queue).is_none(),
+            "the committer ends when every sender is gone"
+        );
     }
 
     #[test]

@@ -77,7 +77,8 @@ pub fn builtin_listener(name: &str) -> Option<GuestSource> {
 pub const BUILTIN_LISTENERS: &[&str] = &["compaction-basic", "llm-retry"];
 
 static OPENAI: &[u8] = include_bytes!(concat!(env!("DSH_GUEST_DIR"), "/dsh_guest_openai.wasm"));
-static ANTHROPIC: &[u8] = include_bytes!(concat!(env!("DSH_GUEST_DIR"), "/dsh_guest_anthropic.wasm"));
+static ANTHROPIC: &[u8] =
+    include_bytes!(concat!(env!("DSH_GUEST_DIR"), "/dsh_guest_anthropic.wasm"));
 static GEMINI: &[u8] = include_bytes!(concat!(env!("DSH_GUEST_DIR"), "/dsh_guest_gemini.wasm"));
 static LLM_RETRY: &[u8] =
     include_bytes!(concat!(env!("DSH_GUEST_DIR"), "/dsh_guest_llm_retry.wasm"));

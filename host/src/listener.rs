@@ -58,7 +58,12 @@ pub struct Listener {
 impl Listener {
     /// Loads the component, asks its name, and configures it once with `config_json`: a listener that
     /// refuses its configuration is refused here, at start-up, with its own words.
-    pub async fn load(engine: &GuestEngine, source: &GuestSource, config_json: &str, limits: GuestLimits) -> Result<Listener> {
+    pub async fn load(
+        engine: &GuestEngine,
+        source: &GuestSource,
+        config_json: &str,
+        limits: GuestLimits,
+    ) -> Result<Listener> {
         let (origin, version, instance_pre) = engine.prepare(source, &LISTENER_WORLD)?;
         let mismatch = |e: wasmtime::Error| {
             anyhow::anyhow!(
@@ -67,8 +72,12 @@ impl Listener {
             )
         };
         let pre = match version {
-            ContractVersion::V0_2 => ListenerPre::V0_2(RecoveryListenerPre::new(instance_pre).map_err(mismatch)?),
-            ContractVersion::V0_1 => ListenerPre::V0_1(v0_1::RecoveryListenerPre::new(instance_pre).map_err(mismatch)?),
+            ContractVersion::V0_2 => {
+                ListenerPre::V0_2(RecoveryListenerPre::new(instance_pre).map_err(mismatch)?)
+            }
+            ContractVersion::V0_1 => {
+                ListenerPre::V0_1(v0_1::RecoveryListenerPre::new(instance_pre).map_err(mismatch)?)
+            }
         };
         let mut listener = Listener {
             name: origin.clone(),
@@ -84,12 +93,20 @@ impl Listener {
             .map_err(|f| anyhow::anyhow!("{}", f.message))?;
         let call = begin_call(&mut store);
         let name = match &bindings {
-            ListenerBindings::V0_2(b) => b.dsh_llm_listener().call_info(&mut store).await.map(|i| i.name),
-            ListenerBindings::V0_1(b) => b.dsh_llm_listener().call_info(&mut store).await.map(|i| i.name),
+            ListenerBindings::V0_2(b) => b
+                .dsh_llm_listener()
+                .call_info(&mut store)
+                .await
+                .map(|i| i.name),
+            ListenerBindings::V0_1(b) => b
+                .dsh_llm_listener()
+                .call_info(&mut store)
+                .await
+                .map(|i| i.name),
         };
         drop(call);
-        let name = name
-            .map_err(|e| anyhow::anyhow!("{origin}: info failed: {}", root_cause(&e)))?;
+        let name =
+            name.map_err(|e| anyhow::anyhow!("{origin}: info failed: {}", root_cause(&e)))?;
         listener.name = name;
         drop(store);
         // Configure in a store of its own: the same path every decision takes.
@@ -113,8 +130,14 @@ impl Listener {
         let mut store = self.engine.new_store(&self.limits);
         let call = begin_call(&mut store);
         let bindings = match &self.pre {
-            ListenerPre::V0_2(pre) => pre.instantiate_async(&mut store).await.map(ListenerBindings::V0_2),
-            ListenerPre::V0_1(pre) => pre.instantiate_async(&mut store).await.map(ListenerBindings::V0_1),
+            ListenerPre::V0_2(pre) => pre
+                .instantiate_async(&mut store)
+                .await
+                .map(ListenerBindings::V0_2),
+            ListenerPre::V0_1(pre) => pre
+                .instantiate_async(&mut store)
+                .await
+                .map(ListenerBindings::V0_1),
         };
         drop(call);
         let bindings = bindings.map_err(|e| {
@@ -131,8 +154,16 @@ impl Listener {
         let (mut store, bindings) = self.instantiate().await?;
         let call = begin_call(&mut store);
         let configured = match &bindings {
-            ListenerBindings::V0_2(b) => b.dsh_llm_listener().call_configure(&mut store, &self.config_json).await,
-            ListenerBindings::V0_1(b) => b.dsh_llm_listener().call_configure(&mut store, &self.config_json).await,
+            ListenerBindings::V0_2(b) => {
+                b.dsh_llm_listener()
+                    .call_configure(&mut store, &self.config_json)
+                    .await
+            }
+            ListenerBindings::V0_1(b) => {
+                b.dsh_llm_listener()
+                    .call_configure(&mut store, &self.config_json)
+                    .await
+            }
         };
         drop(call);
         match configured {
@@ -154,7 +185,11 @@ impl Listener {
         let (mut store, bindings) = self.configured().await?;
         let call = begin_call(&mut store);
         let decision = match &bindings {
-            ListenerBindings::V0_2(b) => b.dsh_llm_listener().call_on_failure(&mut store, context).await,
+            ListenerBindings::V0_2(b) => {
+                b.dsh_llm_listener()
+                    .call_on_failure(&mut store, context)
+                    .await
+            }
             ListenerBindings::V0_1(b) => b
                 .dsh_llm_listener()
                 .call_on_failure(&mut store, &v0_1::failure_context(context))
@@ -162,23 +197,22 @@ impl Listener {
                 .map(v0_1::decision),
         }
         .map_err(|e| {
-                LlmFailure::adapter_fault(
-                    &self.name,
-                    format!("on-failure failed: {}", root_cause(&e)),
-                )
-            })?;
+            LlmFailure::adapter_fault(&self.name, format!("on-failure failed: {}", root_cause(&e)))
+        })?;
         drop(call);
         let cap = self.limits.returns.max_delay;
         match decision {
-            Decision::Retry(retry) if u128::from(retry.delay_ms) > cap.as_millis() => Err(LlmFailure::adapter_fault(
-                &self.name,
-                format!(
-                    "asked to wait {} ms before a retry, more than the cap max_delay_ms = {}; \
+            Decision::Retry(retry) if u128::from(retry.delay_ms) > cap.as_millis() => {
+                Err(LlmFailure::adapter_fault(
+                    &self.name,
+                    format!(
+                        "asked to wait {} ms before a retry, more than the cap max_delay_ms = {}; \
                      raise it in the listener's `limits` if such waits are meant",
-                    retry.delay_ms,
-                    cap.as_millis()
-                ),
-            )),
+                        retry.delay_ms,
+                        cap.as_millis()
+                    ),
+                ))
+            }
             decision => Ok(decision),
         }
     }

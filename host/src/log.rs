@@ -19,6 +19,7 @@
 //! Session logs hold whole conversations: the directory is created 0700 and each file 0600, and a
 //! directory that other users may write is refused (they could replace or delete logs).
 
+use crate::group_commit::GroupCommit;
 use crate::private_fs;
 use anyhow::{Context, Result, anyhow, bail};
 use cap_std::ambient_authority;
@@ -30,7 +31,6 @@ use std::io::{Read, Seek, Write};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use crate::group_commit::GroupCommit;
 use std::time::{Duration, Instant, SystemTime};
 
 /// One event as stored: `{"seq": N, "ts": "...", "type": "...", ...payload}`.
@@ -274,7 +274,8 @@ impl FileStore {
         // The `.torn` file first: a crash in between leaves a session that is still listed.
         match self.dir.remove_file(torn_name(id)) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(e).with_context(|| format!("deleting {}", self.torn_file_of(id).display()));
+                return Err(e)
+                    .with_context(|| format!("deleting {}", self.torn_file_of(id).display()));
             }
             _ => {}
         }
@@ -307,7 +308,11 @@ impl FileStore {
     /// Whether a live writer holds the session now (a `run` or a gateway request in progress).
     pub fn is_being_written(&self, id: &str) -> Result<bool> {
         check_session_id(id)?;
-        let file = self.dir.open(log_name(id)).map_err(|e| self.open_error(id, e))?.into_std();
+        let file = self
+            .dir
+            .open(log_name(id))
+            .map_err(|e| self.open_error(id, e))?
+            .into_std();
         // Only a writer holds the lock exclusively, so a shared lock is refused exactly while one lives.
         Ok(match file.try_lock_shared() {
             Ok(()) => false,
@@ -320,8 +325,18 @@ impl FileStore {
     /// (`dsh-host log --follow`). Modifies nothing.
     pub fn follow(&self, id: &str, after_seq: u64) -> Result<FileFollower> {
         check_session_id(id)?;
-        let file = self.dir.open(log_name(id)).map_err(|e| self.open_error(id, e))?.into_std();
-        Ok(FileFollower { id: id.to_string(), path: self.file_of(id), file, offset: 0, last_seq: after_seq })
+        let file = self
+            .dir
+            .open(log_name(id))
+            .map_err(|e| self.open_error(id, e))?
+            .into_std();
+        Ok(FileFollower {
+            id: id.to_string(),
+            path: self.file_of(id),
+            file,
+            offset: 0,
+            last_seq: after_seq,
+        })
     }
 
     fn open_error(&self, id: &str, e: std::io::Error) -> anyhow::Error {
@@ -431,7 +446,16 @@ impl FileClaim<'_> {
             .with_context(|| format!("syncing session log {}", path.display()))?;
         let next_seq = read.events.last().map(|e| e.seq + 1).unwrap_or(1);
         let commit = store.commit.clone();
-        Ok((FileLog { id, file, next_seq, commit, dir_pending: false }, read))
+        Ok((
+            FileLog {
+                id,
+                file,
+                next_seq,
+                commit,
+                dir_pending: false,
+            },
+            read,
+        ))
     }
 }
 
@@ -547,9 +571,9 @@ impl FileLog {
         if self.dir_pending
             && let Some(commit) = &self.commit
         {
-            commit
-                .sync_dir()
-                .with_context(|| format!("syncing the sessions directory {}", commit.path().display()))?;
+            commit.sync_dir().with_context(|| {
+                format!("syncing the sessions directory {}", commit.path().display())
+            })?;
             self.dir_pending = false;
         }
         Ok(seq)
@@ -847,29 +871,45 @@ mod tests {
     #[test]
     fn with_group_commit_a_turns_end_goes_to_the_committer_and_a_retry_is_synced_at_once() {
         let tmp = tempfile::tempdir().unwrap();
-        let store = FileStore::open(tmp.path()).unwrap().with_group_commit().unwrap();
+        let store = FileStore::open(tmp.path())
+            .unwrap()
+            .with_group_commit()
+            .unwrap();
         let commit = store.group_commit().unwrap().clone();
         let mut log = store.create().unwrap();
         log.append("session/start", json!({})).unwrap();
-        log.append_committed("turn/end", json!({"turn": 1})).unwrap();
+        log.append_committed("turn/end", json!({"turn": 1}))
+            .unwrap();
         // Written to the OS at once: a reader (an idempotent replay) sees it before the sync.
         assert_eq!(store.read(log.id()).unwrap().events.len(), 2);
         store.flush();
-        assert_eq!(commit.files(), 1, "the turn's end was synced by the committer");
-        log.append_durable("llm/retry", json!({"retry": 1})).unwrap();
-        log.append_committed("turn/end", json!({"turn": 2})).unwrap();
+        assert_eq!(
+            commit.files(),
+            1,
+            "the turn's end was synced by the committer"
+        );
+        log.append_durable("llm/retry", json!({"retry": 1}))
+            .unwrap();
+        log.append_committed("turn/end", json!({"turn": 2}))
+            .unwrap();
         store.flush();
-        assert_eq!(commit.files(), 2, "a retry is synced by its writer, not handed over");
+        assert_eq!(
+            commit.files(),
+            2,
+            "a retry is synced by its writer, not handed over"
+        );
         assert_eq!(commit.failures(), 0);
         // Reopened (another request with the same key), the log keeps the committer.
         // The session's lock is its writer's alone, whatever the committer holds: once the writer
         // is gone, another request with the same key reopens it at once.
         let id = log.id().to_string();
-        log.append_committed("turn/end", json!({"turn": 2})).unwrap();
+        log.append_committed("turn/end", json!({"turn": 2}))
+            .unwrap();
         drop(log);
         let (mut log, read) = store.reopen(&id).unwrap();
         assert_eq!(read.events.len(), 5);
-        log.append_committed("turn/end", json!({"turn": 3})).unwrap();
+        log.append_committed("turn/end", json!({"turn": 3}))
+            .unwrap();
         store.flush();
         assert_eq!(commit.files(), 4);
     }
@@ -1183,7 +1223,10 @@ mod tests {
             std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(bad)).unwrap();
             let e = FileStore::open(tmp.path()).err().unwrap().to_string();
             assert!(e.contains(&tmp.path().display().to_string()), "{e}");
-            assert!(e.contains("other users may write it") && e.contains("chmod 700"), "{e}");
+            assert!(
+                e.contains("other users may write it") && e.contains("chmod 700"),
+                "{e}"
+            );
         }
         // Readable by others (as created by earlier versions): used, with a warning.
         std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -1195,18 +1238,28 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let store = FileStore::open(tmp.path()).unwrap();
         for id in ["b", "a"] {
-            store.create_named(id).unwrap().append("session/start", json!({})).unwrap();
+            store
+                .create_named(id)
+                .unwrap()
+                .append("session/start", json!({}))
+                .unwrap();
         }
         std::fs::write(store.torn_file_of("a"), "torn\n").unwrap();
         std::fs::write(tmp.path().join("notes.txt"), "not a session").unwrap();
         let listed = store.list_sessions().unwrap();
         let ids: Vec<&str> = listed.iter().map(|s| s.id.as_str()).collect();
         assert_eq!(ids, ["a", "b"]);
-        assert_eq!(listed[0].bytes, std::fs::metadata(store.file_of("a")).unwrap().len());
+        assert_eq!(
+            listed[0].bytes,
+            std::fs::metadata(store.file_of("a")).unwrap().len()
+        );
         assert!(listed[0].modified <= SystemTime::now());
 
         let writer = store.claim("b").unwrap();
-        assert!(!store.remove_session("b").unwrap(), "a session being written is kept");
+        assert!(
+            !store.remove_session("b").unwrap(),
+            "a session being written is kept"
+        );
         assert!(store.file_of("b").exists());
         drop(writer);
         assert!(store.remove_session("a").unwrap());

@@ -352,17 +352,29 @@ fn an_unknown_language_or_kind_is_refused_naming_the_choices() {
 #[test]
 fn a_rust_project_builds_its_component_with_the_flags_the_built_in_guests_use() {
     let rustflags = |text: &str| -> Vec<String> {
-        text.lines().filter(|l| l.starts_with("rustflags")).map(str::to_string).collect()
+        text.lines()
+            .filter(|l| l.starts_with("rustflags"))
+            .map(str::to_string)
+            .collect()
     };
-    let repo_flags = rustflags(&std::fs::read_to_string(repo().join(".cargo/config.toml")).unwrap());
-    assert_eq!(repo_flags.len(), 1, "the repository's .cargo/config.toml has one rustflags line");
+    let repo_flags =
+        rustflags(&std::fs::read_to_string(repo().join(".cargo/config.toml")).unwrap());
+    assert_eq!(
+        repo_flags.len(),
+        1,
+        "the repository's .cargo/config.toml has one rustflags line"
+    );
     for kind in [Kind::Adapter, Kind::Listener] {
         let files = project_files(kind, Lang::Rust, "my-guest").unwrap();
         let config = files
             .iter()
             .find(|f| f.path == ".cargo/config.toml")
             .unwrap_or_else(|| panic!("a Rust {kind:?} project has no .cargo/config.toml"));
-        assert!(config.contents.contains("[target.wasm32-wasip2]"), "{}", config.contents);
+        assert!(
+            config.contents.contains("[target.wasm32-wasip2]"),
+            "{}",
+            config.contents
+        );
         assert_eq!(rustflags(&config.contents), repo_flags, "{kind:?}");
     }
 }

@@ -20,7 +20,13 @@ struct Captured {
 
 impl CapturedOutput {
     pub fn new(cap: usize) -> Self {
-        CapturedOutput { inner: Arc::new(Mutex::new(Captured { bytes: Vec::new(), cap, dropped: 0 })) }
+        CapturedOutput {
+            inner: Arc::new(Mutex::new(Captured {
+                bytes: Vec::new(),
+                cap,
+                dropped: 0,
+            })),
+        }
     }
 
     fn write(&self, buf: &[u8]) {
@@ -36,7 +42,10 @@ impl CapturedOutput {
         let c = self.inner.lock().expect("output lock");
         let mut text = String::from_utf8_lossy(&c.bytes).into_owned();
         if c.dropped > 0 {
-            text.push_str(&format!(" [... {} more bytes dropped at the {}-byte cap]", c.dropped, c.cap));
+            text.push_str(&format!(
+                " [... {} more bytes dropped at the {}-byte cap]",
+                c.dropped, c.cap
+            ));
         }
         text
     }
@@ -55,7 +64,11 @@ impl StdoutStream for CapturedOutput {
 }
 
 impl AsyncWrite for CapturedOutput {
-    fn poll_write(self: Pin<&mut Self>, _cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
         self.write(buf);
         Poll::Ready(Ok(buf.len()))
     }
@@ -78,6 +91,9 @@ mod tests {
         let out = CapturedOutput::new(5);
         out.write(b"hel");
         out.write(b"lo world");
-        assert_eq!(out.text(), "hello [... 6 more bytes dropped at the 5-byte cap]");
+        assert_eq!(
+            out.text(),
+            "hello [... 6 more bytes dropped at the 5-byte cap]"
+        );
     }
 }

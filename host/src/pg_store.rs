@@ -128,7 +128,9 @@ impl PgStore {
         let manager = Manager::from_config(
             config,
             tokio_postgres::NoTls,
-            ManagerConfig { recycling_method: RecyclingMethod::Fast },
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
         );
         let pool = Pool::builder(manager)
             .max_size(POOL_SIZE)
@@ -136,7 +138,9 @@ impl PgStore {
             .wait_timeout(Some(CONNECT_BOUND))
             .create_timeout(Some(CONNECT_BOUND))
             .build()
-            .with_context(|| format!("setting up connections to the sessions database {location}"))?;
+            .with_context(|| {
+                format!("setting up connections to the sessions database {location}")
+            })?;
         let (handle, stop) = start_runtime()?;
         let db = Arc::new(Db {
             pool,
@@ -178,13 +182,22 @@ impl PgStore {
             .execute(
                 "INSERT INTO dsh_sessions (id, lease_holder, lease_expires)
                  VALUES ($1, $2, now() + make_interval(secs => $3)) ON CONFLICT (id) DO NOTHING",
-                vec![Box::new(id.to_string()), Box::new(holder.clone()), Box::new(self.db.lease_secs())],
+                vec![
+                    Box::new(id.to_string()),
+                    Box::new(holder.clone()),
+                    Box::new(self.db.lease_secs()),
+                ],
             )
             .with_context(|| format!("creating session '{id}' in {}", self.db.location))?;
         if created == 0 {
             bail!("session '{id}' exists already in {}", self.db.location);
         }
-        Ok(PgLog { lease: Lease::start(&self.db, id, holder), next_seq: 1, pending: Vec::new(), broken: None })
+        Ok(PgLog {
+            lease: Lease::start(&self.db, id, holder),
+            next_seq: 1,
+            pending: Vec::new(),
+            broken: None,
+        })
     }
 
     /// Takes the session's lease (failing at once, naming the holder, while another writer holds it)
@@ -204,19 +217,35 @@ impl PgStore {
                  SELECT EXISTS (SELECT 1 FROM taken), s.lease_holder, s.lease_expires,
                         greatest(0, extract(epoch FROM s.lease_expires - now()))::float8
                  FROM dsh_sessions s WHERE s.id = $1",
-                vec![Box::new(id.to_string()), Box::new(holder.clone()), Box::new(self.db.lease_secs())],
+                vec![
+                    Box::new(id.to_string()),
+                    Box::new(holder.clone()),
+                    Box::new(self.db.lease_secs()),
+                ],
             )
             .with_context(|| format!("claiming session '{id}' in {}", self.db.location))?;
-        let Some(row) = rows.first() else { return Err(self.missing(id)) };
+        let Some(row) = rows.first() else {
+            return Err(self.missing(id));
+        };
         if row.get::<_, bool>(0) {
             let lease = Lease::start(&self.db, id, holder);
             let read = self.read(id)?;
             let next_seq = read.events.last().map_or(1, |e| e.seq + 1);
-            return Ok(PgClaim { log: PgLog { lease, next_seq, pending: Vec::new(), broken: None }, read });
+            return Ok(PgClaim {
+                log: PgLog {
+                    lease,
+                    next_seq,
+                    pending: Vec::new(),
+                    broken: None,
+                },
+                read,
+            });
         }
         Err(LeaseHeld {
             id: id.to_string(),
-            holder: row.get::<_, Option<String>>(1).unwrap_or_else(|| "unknown".into()),
+            holder: row
+                .get::<_, Option<String>>(1)
+                .unwrap_or_else(|| "unknown".into()),
             until: row.get::<_, Option<SystemTime>>(2),
             lapses_in: Duration::from_secs_f64(row.get::<_, Option<f64>>(3).unwrap_or(0.0)),
         }
@@ -225,7 +254,9 @@ impl PgStore {
 
     /// The fleet's cool-downs ([`crate::cooldown`]), in this database.
     pub fn cooldowns(&self) -> PgCoolDowns {
-        PgCoolDowns { db: self.db.clone() }
+        PgCoolDowns {
+            db: self.db.clone(),
+        }
     }
 
     /// A session's events, in order, modifying nothing.
@@ -233,7 +264,12 @@ impl PgStore {
         check_session_id(id)?;
         match self.events_after(id, 0)? {
             None => Err(self.missing(id)),
-            Some(events) => Ok(SessionRead { events, torn_tail: None, torn_tail_file: None, line_in_progress: false }),
+            Some(events) => Ok(SessionRead {
+                events,
+                torn_tail: None,
+                torn_tail_file: None,
+                line_in_progress: false,
+            }),
         }
     }
 
@@ -264,7 +300,10 @@ impl PgStore {
         rows.into_iter()
             .map(|(seq, text)| {
                 serde_json::from_str::<Event>(&text).with_context(|| {
-                    format!("session '{id}' event {seq} in {} is not a valid event", self.db.location)
+                    format!(
+                        "session '{id}' event {seq} in {} is not a valid event",
+                        self.db.location
+                    )
                 })
             })
             .collect::<Result<Vec<_>>>()
@@ -275,7 +314,10 @@ impl PgStore {
     pub fn exists(&self, id: &str) -> Result<bool> {
         let rows = self
             .db
-            .query("SELECT 1 FROM dsh_sessions WHERE id = $1", vec![Box::new(id.to_string())])
+            .query(
+                "SELECT 1 FROM dsh_sessions WHERE id = $1",
+                vec![Box::new(id.to_string())],
+            )
             .with_context(|| format!("looking up session '{id}' in {}", self.db.location))?;
         Ok(!rows.is_empty())
     }
@@ -284,11 +326,18 @@ impl PgStore {
     pub fn list_sessions(&self) -> Result<Vec<SessionInfo>> {
         let rows = self
             .db
-            .query("SELECT id, modified, bytes FROM dsh_sessions ORDER BY id", Vec::new())
+            .query(
+                "SELECT id, modified, bytes FROM dsh_sessions ORDER BY id",
+                Vec::new(),
+            )
             .with_context(|| format!("listing the sessions in {}", self.db.location))?;
         Ok(rows
             .iter()
-            .map(|r| SessionInfo { id: r.get(0), modified: r.get(1), bytes: r.get::<_, i64>(2).max(0) as u64 })
+            .map(|r| SessionInfo {
+                id: r.get(0),
+                modified: r.get(1),
+                bytes: r.get::<_, i64>(2).max(0) as u64,
+            })
             .collect())
     }
 
@@ -311,7 +360,11 @@ impl PgStore {
         if deleted == 1 {
             return Ok(true);
         }
-        if self.exists(id)? { Ok(false) } else { Err(self.missing(id)) }
+        if self.exists(id)? {
+            Ok(false)
+        } else {
+            Err(self.missing(id))
+        }
     }
 
     /// Whether a live lease holds the session now.
@@ -324,7 +377,9 @@ impl PgStore {
                 vec![Box::new(id.to_string())],
             )
             .with_context(|| format!("looking up session '{id}' in {}", self.db.location))?;
-        rows.first().map(|r| r.get::<_, bool>(0)).ok_or_else(|| self.missing(id))
+        rows.first()
+            .map(|r| r.get::<_, bool>(0))
+            .ok_or_else(|| self.missing(id))
     }
 
     /// How long until the live lease on session `id` lapses unless renewed (the database's clock);
@@ -339,7 +394,9 @@ impl PgStore {
                 vec![Box::new(id.to_string())],
             )
             .with_context(|| format!("looking up session '{id}' in {}", self.db.location))?;
-        Ok(rows.first().map(|r| Duration::from_secs_f64(r.get::<_, f64>(0).max(0.0))))
+        Ok(rows
+            .first()
+            .map(|r| Duration::from_secs_f64(r.get::<_, f64>(0).max(0.0))))
     }
 
     /// Follows a session from after event `after_seq`.
@@ -348,7 +405,13 @@ impl PgStore {
         if !self.exists(id)? {
             return Err(self.missing(id));
         }
-        Ok(PgFollower { store: PgStore { db: self.db.clone() }, id: id.to_string(), last_seq: after_seq })
+        Ok(PgFollower {
+            store: PgStore {
+                db: self.db.clone(),
+            },
+            id: id.to_string(),
+            last_seq: after_seq,
+        })
     }
 
     /// Imports session `id`'s events, read from elsewhere (a JSON Lines log; `modified`: when it was
@@ -416,7 +479,10 @@ impl PgStore {
 impl Db {
     /// Runs `work` on the store's runtime and waits for it (see the module's comment), at most
     /// [`CALL_BOUND`].
-    fn call<T: Send + 'static>(&self, work: impl Future<Output = Result<T>> + Send + 'static) -> Result<T> {
+    fn call<T: Send + 'static>(
+        &self,
+        work: impl Future<Output = Result<T>> + Send + 'static,
+    ) -> Result<T> {
         let (done, answer) = std::sync::mpsc::sync_channel(1);
         self.handle.spawn(async move {
             let _ = done.send(tokio::time::timeout(CALL_BOUND, work).await);
@@ -428,9 +494,12 @@ impl Db {
         // such wait costs a thread, so at most OVERLAPPING_CALLS wait that way (more could not run
         // anyway: the pool has POOL_SIZE connections); the rest block their worker as before. A
         // current-thread runtime (`run`) has nothing else to run meanwhile.
-        let multi_thread = tokio::runtime::Handle::try_current()
-            .is_ok_and(|caller| caller.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
-        let received = if multi_thread && self.overlapping.fetch_add(1, Ordering::SeqCst) < OVERLAPPING_CALLS {
+        let multi_thread = tokio::runtime::Handle::try_current().is_ok_and(|caller| {
+            caller.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread
+        });
+        let received = if multi_thread
+            && self.overlapping.fetch_add(1, Ordering::SeqCst) < OVERLAPPING_CALLS
+        {
             let received = tokio::task::block_in_place(|| answer.recv());
             self.overlapping.fetch_sub(1, Ordering::SeqCst);
             received
@@ -442,7 +511,10 @@ impl Db {
         };
         match received {
             Ok(Ok(result)) => result,
-            Ok(Err(_)) => bail!("the database did not answer within {} s", CALL_BOUND.as_secs()),
+            Ok(Err(_)) => bail!(
+                "the database did not answer within {} s",
+                CALL_BOUND.as_secs()
+            ),
             Err(_) => bail!("the database client stopped"),
         }
     }
@@ -452,7 +524,10 @@ impl Db {
         let pool = self.pool.clone();
         self.call(async move {
             let client = pool.get().await?;
-            let params: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p.as_ref() as &(dyn ToSql + Sync)).collect();
+            let params: Vec<&(dyn ToSql + Sync)> = params
+                .iter()
+                .map(|p| p.as_ref() as &(dyn ToSql + Sync))
+                .collect();
             Ok(client.query(sql, &params).await?)
         })
     }
@@ -462,7 +537,10 @@ impl Db {
         let pool = self.pool.clone();
         self.call(async move {
             let client = pool.get().await?;
-            let params: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p.as_ref() as &(dyn ToSql + Sync)).collect();
+            let params: Vec<&(dyn ToSql + Sync)> = params
+                .iter()
+                .map(|p| p.as_ref() as &(dyn ToSql + Sync))
+                .collect();
             Ok(client.execute(sql, &params).await?)
         })
     }
@@ -473,7 +551,11 @@ impl Db {
 
     /// A holder name for one lease: this process, and which of its leases.
     fn new_holder(&self) -> String {
-        format!("{} lease {}", self.process, self.leases.fetch_add(1, Ordering::Relaxed) + 1)
+        format!(
+            "{} lease {}",
+            self.process,
+            self.leases.fetch_add(1, Ordering::Relaxed) + 1
+        )
     }
 }
 
@@ -495,7 +577,9 @@ impl std::fmt::Display for LeaseHeld {
              unless renewed); wait for that process to end, or stop it: the lease of a process that died lapses by then",
             self.id,
             self.holder,
-            self.until.map_or("now".into(), |t| humantime::format_rfc3339_seconds(t).to_string())
+            self.until
+                .map_or("now".into(), |t| humantime::format_rfc3339_seconds(t)
+                    .to_string())
         )
     }
 }
@@ -510,7 +594,13 @@ pub struct PgCoolDowns {
 
 impl PgCoolDowns {
     /// Records a cool-down of `wait` from now under `key`, unless one that ends later is there.
-    pub fn record(&self, key: &crate::cooldown::CoolDownKey, wait: Duration, code: &str, session: &str) -> Result<()> {
+    pub fn record(
+        &self,
+        key: &crate::cooldown::CoolDownKey,
+        wait: Duration,
+        code: &str,
+        session: &str,
+    ) -> Result<()> {
         self.db
             .execute(
                 "INSERT INTO dsh_cooldowns (provider, key_id, model, until, code, set_by)
@@ -527,12 +617,21 @@ impl PgCoolDowns {
                     Box::new(session.to_string()),
                 ],
             )
-            .with_context(|| format!("recording a cool-down of {} for {} in {}", key.provider, key.model, self.db.location))?;
+            .with_context(|| {
+                format!(
+                    "recording a cool-down of {} for {} in {}",
+                    key.provider, key.model, self.db.location
+                )
+            })?;
         Ok(())
     }
 
     /// The cool-down running under `key` that another session than `session` recorded.
-    pub fn hold(&self, key: &crate::cooldown::CoolDownKey, session: &str) -> Result<Option<crate::cooldown::CoolDown>> {
+    pub fn hold(
+        &self,
+        key: &crate::cooldown::CoolDownKey,
+        session: &str,
+    ) -> Result<Option<crate::cooldown::CoolDown>> {
         let rows = self
             .db
             .query(
@@ -563,8 +662,18 @@ struct Lease {
 
 impl Lease {
     fn start(db: &Arc<Db>, id: &str, holder: String) -> Lease {
-        let renewer = db.handle.spawn(renew(db.pool.clone(), id.to_string(), holder.clone(), db.lease));
-        Lease { db: db.clone(), id: id.to_string(), holder, renewer }
+        let renewer = db.handle.spawn(renew(
+            db.pool.clone(),
+            id.to_string(),
+            holder.clone(),
+            db.lease,
+        ));
+        Lease {
+            db: db.clone(),
+            id: id.to_string(),
+            holder,
+            renewer,
+        }
     }
 }
 
@@ -607,7 +716,9 @@ async fn renew(pool: Pool, id: String, holder: String, lease: Duration) {
         .await;
         match renewed {
             Ok(0) => {
-                tracing::warn!("session '{id}': its lease was taken over or the session deleted; its next write will fail");
+                tracing::warn!(
+                    "session '{id}': its lease was taken over or the session deleted; its next write will fail"
+                );
                 return;
             }
             Ok(_) => {}
@@ -671,8 +782,14 @@ impl PgLog {
             Value::Null => Map::new(),
             other => bail!("event data must be an object, got {other}"),
         };
-        let event = Event { seq, ts: crate::log::now_rfc3339(), kind: kind.to_string(), data };
-        self.pending.push((seq as i64, serde_json::to_string(&event)?));
+        let event = Event {
+            seq,
+            ts: crate::log::now_rfc3339(),
+            kind: kind.to_string(),
+            data,
+        };
+        self.pending
+            .push((seq as i64, serde_json::to_string(&event)?));
         self.next_seq += 1;
         Ok(seq)
     }
@@ -700,7 +817,12 @@ impl PgLog {
             "UPDATE dsh_sessions SET modified = now(), bytes = bytes + $3,
                  lease_expires = now() + make_interval(secs => $4)
              WHERE id = $1 AND lease_holder = $2",
-            vec![Box::new(id.clone()), Box::new(self.lease.holder.clone()), Box::new(size_of(&events)), Box::new(db.lease_secs())],
+            vec![
+                Box::new(id.clone()),
+                Box::new(self.lease.holder.clone()),
+                Box::new(size_of(&events)),
+                Box::new(db.lease_secs()),
+            ],
             id.clone(),
             events,
         ));
@@ -744,7 +866,10 @@ pub struct PgFollower {
 impl PgFollower {
     /// The events committed since the last call.
     pub fn poll(&mut self) -> Result<Vec<Event>> {
-        let events = self.store.events_after(&self.id, self.last_seq)?.ok_or_else(|| self.store.missing(&self.id))?;
+        let events = self
+            .store
+            .events_after(&self.id, self.last_seq)?
+            .ok_or_else(|| self.store.missing(&self.id))?;
         if let Some(e) = events.last() {
             self.last_seq = e.seq;
         }
@@ -764,7 +889,10 @@ async fn write_events(
     let (seqs, texts): (Vec<i64>, Vec<String>) = events.into_iter().unzip();
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
-    let params: Vec<&(dyn ToSql + Sync)> = session_params.iter().map(|p| p.as_ref() as &(dyn ToSql + Sync)).collect();
+    let params: Vec<&(dyn ToSql + Sync)> = session_params
+        .iter()
+        .map(|p| p.as_ref() as &(dyn ToSql + Sync))
+        .collect();
     if tx.execute(session_sql, &params).await? == 0 {
         return Ok(false);
     }
@@ -788,7 +916,8 @@ fn size_of(events: &[(i64, String)]) -> i64 {
 async fn migrate(pool: Pool) -> Result<()> {
     let mut client = pool.get().await?;
     let tx = client.transaction().await?;
-    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK]).await?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .await?;
     tx.batch_execute(
         "CREATE TABLE IF NOT EXISTS dsh_schema_version (
              version integer PRIMARY KEY,
@@ -796,7 +925,13 @@ async fn migrate(pool: Pool) -> Result<()> {
          )",
     )
     .await?;
-    let current: i32 = tx.query_one("SELECT coalesce(max(version), 0) FROM dsh_schema_version", &[]).await?.get(0);
+    let current: i32 = tx
+        .query_one(
+            "SELECT coalesce(max(version), 0) FROM dsh_schema_version",
+            &[],
+        )
+        .await?
+        .get(0);
     let latest = MIGRATIONS.len() as i32;
     if current > latest {
         bail!(
@@ -805,8 +940,14 @@ async fn migrate(pool: Pool) -> Result<()> {
         );
     }
     for (version, sql) in (1..).zip(MIGRATIONS).skip(current as usize) {
-        tx.batch_execute(sql).await.with_context(|| format!("migrating the session schema to version {version}"))?;
-        tx.execute("INSERT INTO dsh_schema_version (version) VALUES ($1)", &[&version]).await?;
+        tx.batch_execute(sql)
+            .await
+            .with_context(|| format!("migrating the session schema to version {version}"))?;
+        tx.execute(
+            "INSERT INTO dsh_schema_version (version) VALUES ($1)",
+            &[&version],
+        )
+        .await?;
     }
     tx.commit().await?;
     Ok(())
@@ -871,7 +1012,9 @@ fn pg_config(url: &str, location: &str) -> Result<tokio_postgres::Config> {
 /// The `sslmode` a URL or `key=value` string names, if any.
 fn requested_ssl_mode(url: &str) -> Option<String> {
     let params: Vec<&str> = match url.split_once("://") {
-        Some((_, rest)) => rest.split_once('?').map_or(Vec::new(), |(_, q)| q.split('&').collect()),
+        Some((_, rest)) => rest
+            .split_once('?')
+            .map_or(Vec::new(), |(_, q)| q.split('&').collect()),
         None => url.split_whitespace().collect(),
     };
     params.iter().find_map(|p| {
@@ -951,13 +1094,31 @@ mod tests {
     #[test]
     fn a_password_never_shows_in_the_location() {
         for (url, shown) in [
-            ("postgres://dsh:s3cret@localhost:5432/db", "postgres://dsh:***@localhost:5432/db"),
-            ("postgresql://dsh:p@ss@db.internal/db?sslmode=disable", "postgresql://dsh:***@db.internal/db?sslmode=disable"),
+            (
+                "postgres://dsh:s3cret@localhost:5432/db",
+                "postgres://dsh:***@localhost:5432/db",
+            ),
+            (
+                "postgresql://dsh:p@ss@db.internal/db?sslmode=disable",
+                "postgresql://dsh:***@db.internal/db?sslmode=disable",
+            ),
             ("postgres://dsh@localhost/db", "postgres://dsh@localhost/db"),
-            ("postgres://localhost/db?user=dsh&password=s3cret&port=5", "postgres://localhost/db?user=dsh&password=***&port=5"),
-            ("postgres://dsh:s3cret@localhost", "postgres://dsh:***@localhost"),
-            ("host=localhost user=dsh password=s3cret dbname=db", "host=localhost user=dsh password=*** dbname=db"),
-            ("host=localhost password = 's3 c\\'ret' dbname=db", "host=localhost password=*** dbname=db"),
+            (
+                "postgres://localhost/db?user=dsh&password=s3cret&port=5",
+                "postgres://localhost/db?user=dsh&password=***&port=5",
+            ),
+            (
+                "postgres://dsh:s3cret@localhost",
+                "postgres://dsh:***@localhost",
+            ),
+            (
+                "host=localhost user=dsh password=s3cret dbname=db",
+                "host=localhost user=dsh password=*** dbname=db",
+            ),
+            (
+                "host=localhost password = 's3 c\\'ret' dbname=db",
+                "host=localhost password=*** dbname=db",
+            ),
         ] {
             assert_eq!(redact_url(url), shown, "{url}");
         }
@@ -971,11 +1132,22 @@ mod tests {
             "host=db password=s3cret sslmode=verify-ca",
         ] {
             let e = pg_config(url, &redact_url(url)).unwrap_err().to_string();
-            assert!(e.contains("asks for TLS") && e.contains("sslmode=disable"), "{e}");
+            assert!(
+                e.contains("asks for TLS") && e.contains("sslmode=disable"),
+                "{e}"
+            );
             assert!(!e.contains("s3cret") && e.contains("***"), "{e}");
         }
-        for url in ["postgres://dsh@db/dsh", "postgres://dsh@db/dsh?sslmode=prefer", "postgres://dsh@db/dsh?sslmode=disable"] {
-            assert_eq!(pg_config(url, url).unwrap().get_ssl_mode(), SslMode::Disable, "{url}");
+        for url in [
+            "postgres://dsh@db/dsh",
+            "postgres://dsh@db/dsh?sslmode=prefer",
+            "postgres://dsh@db/dsh?sslmode=disable",
+        ] {
+            assert_eq!(
+                pg_config(url, url).unwrap().get_ssl_mode(),
+                SslMode::Disable,
+                "{url}"
+            );
         }
     }
 
@@ -983,6 +1155,9 @@ mod tests {
     fn a_url_that_is_not_postgres_is_an_error_naming_it_without_its_password() {
         let url = "postgres://dsh:s3cret@db:notaport/dsh";
         let e = pg_config(url, &redact_url(url)).unwrap_err().to_string();
-        assert!(e.contains("postgres://dsh:***@db:notaport/dsh") && !e.contains("s3cret"), "{e}");
+        assert!(
+            e.contains("postgres://dsh:***@db:notaport/dsh") && !e.contains("s3cret"),
+            "{e}"
+        );
     }
 }

@@ -57,7 +57,9 @@ pub fn untrusted_because(meta: &Metadata) -> Option<String> {
 /// [`untrusted_because`] for an owner `uid` and a `mode`, as seen by user `me`.
 fn untrusted(uid: u32, mode: u32, me: u32) -> Option<String> {
     if uid != me && uid != 0 {
-        return Some(format!("it belongs to user id {uid}, not to you (user id {me})"));
+        return Some(format!(
+            "it belongs to user id {uid}, not to you (user id {me})"
+        ));
     }
     if mode & 0o022 != 0 {
         return Some(format!("other users may write it (mode {mode:03o})"));
@@ -140,9 +142,17 @@ mod tests {
         std::fs::write(&path, "sk-test").unwrap();
         for mode in [0o644, 0o640, 0o604, 0o620, 0o602] {
             chmod(&path, mode);
-            let e = check_secret_file(&path, "the key file").unwrap_err().to_string();
-            assert!(e.contains("the key file") && e.contains("provider-key"), "{e}");
-            assert!(e.contains(&format!("mode {mode:03o}")) && e.contains("chmod 600"), "{e}");
+            let e = check_secret_file(&path, "the key file")
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("the key file") && e.contains("provider-key"),
+                "{e}"
+            );
+            assert!(
+                e.contains(&format!("mode {mode:03o}")) && e.contains("chmod 600"),
+                "{e}"
+            );
         }
         for mode in [0o600, 0o400] {
             chmod(&path, mode);
@@ -155,9 +165,16 @@ mod tests {
     #[test]
     fn what_belongs_to_another_user_is_untrusted_whatever_its_mode() {
         assert_eq!(untrusted(1000, 0o700, 1000), None);
-        assert_eq!(untrusted(0, 0o755, 1000), None, "root's own directories are trusted");
+        assert_eq!(
+            untrusted(0, 0o755, 1000),
+            None,
+            "root's own directories are trusted"
+        );
         let why = untrusted(1001, 0o700, 1000).unwrap();
-        assert!(why.contains("user id 1001") && why.contains("not to you"), "{why}");
+        assert!(
+            why.contains("user id 1001") && why.contains("not to you"),
+            "{why}"
+        );
         assert!(untrusted(1000, 0o720, 1000).unwrap().contains("mode 720"));
     }
 
@@ -176,7 +193,13 @@ mod tests {
     #[test]
     fn a_directory_others_may_write_is_untrusted() {
         let dir = tempfile::tempdir().unwrap();
-        for (mode, trusted) in [(0o700, true), (0o755, true), (0o775, false), (0o777, false), (0o1777, false)] {
+        for (mode, trusted) in [
+            (0o700, true),
+            (0o755, true),
+            (0o775, false),
+            (0o777, false),
+            (0o1777, false),
+        ] {
             chmod(dir.path(), mode);
             let why = untrusted_because(&std::fs::metadata(dir.path()).unwrap());
             assert_eq!(why.is_none(), trusted, "mode {mode:o}: {why:?}");

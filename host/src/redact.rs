@@ -77,7 +77,9 @@ impl Redactor {
             .rev()
             .find(|&n| {
                 let tail = &bytes[bytes.len() - n..];
-                self.forms.iter().any(|f| f.len() > n && f.starts_with(tail))
+                self.forms
+                    .iter()
+                    .any(|f| f.len() > n && f.starts_with(tail))
             })
             .unwrap_or(0)
     }
@@ -92,7 +94,10 @@ pub struct StreamRedactor {
 
 impl StreamRedactor {
     pub fn new(redactor: Option<Arc<Redactor>>) -> Self {
-        StreamRedactor { redactor, held: Vec::new() }
+        StreamRedactor {
+            redactor,
+            held: Vec::new(),
+        }
     }
 
     /// The bytes of `read` (after any held back from the last read) that are safe to pass on.
@@ -125,17 +130,25 @@ impl StreamRedactor {
 /// in a JSON string, and base64 (standard and URL-safe alphabets) at each alignment.
 fn forms_of(key: &[u8]) -> Vec<Vec<u8>> {
     let mut forms: Vec<Vec<u8>> = vec![key.to_vec()];
-    let percent = percent_encoding::percent_encode(key, percent_encoding::NON_ALPHANUMERIC).to_string();
+    let percent =
+        percent_encoding::percent_encode(key, percent_encoding::NON_ALPHANUMERIC).to_string();
     forms.push(percent.clone().into_bytes());
     // Unreserved characters (`-._~`) are usually left as they are; spaces may be `+`.
-    let unreserved = percent.replace("%2D", "-").replace("%2E", ".").replace("%5F", "_").replace("%7E", "~");
+    let unreserved = percent
+        .replace("%2D", "-")
+        .replace("%2E", ".")
+        .replace("%5F", "_")
+        .replace("%7E", "~");
     forms.push(unreserved.replace("%20", "+").into_bytes());
     forms.push(unreserved.into_bytes());
     let json = serde_json::to_string(&String::from_utf8_lossy(key)).expect("a string serializes");
     forms.push(json.as_bytes()[1..json.len() - 1].to_vec());
     // Some encoders also escape `/` as `\/`.
     forms.push(json[1..json.len() - 1].replace('/', "\\/").into_bytes());
-    for engine in [&base64::engine::general_purpose::STANDARD_NO_PAD, &base64::engine::general_purpose::URL_SAFE_NO_PAD] {
+    for engine in [
+        &base64::engine::general_purpose::STANDARD_NO_PAD,
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+    ] {
         for offset in 0..3usize {
             let mut shifted = vec![0u8; offset];
             shifted.extend_from_slice(key);
@@ -170,8 +183,17 @@ mod tests {
         let r = redactor();
         let echoes = [
             format!("Incorrect API key provided: {KEY}. You can find your key at ..."),
-            format!("{{\"error\":{{\"message\":{}}}}}", serde_json::to_string(&format!("bad key {KEY}")).unwrap()),
-            format!("url=https://x/?key={}", percent_encoding::percent_encode(KEY.as_bytes(), percent_encoding::NON_ALPHANUMERIC)),
+            format!(
+                "{{\"error\":{{\"message\":{}}}}}",
+                serde_json::to_string(&format!("bad key {KEY}")).unwrap()
+            ),
+            format!(
+                "url=https://x/?key={}",
+                percent_encoding::percent_encode(
+                    KEY.as_bytes(),
+                    percent_encoding::NON_ALPHANUMERIC
+                )
+            ),
             KEY.replace('/', "\\/"),
         ];
         for echo in &echoes {
@@ -237,7 +259,9 @@ mod tests {
     #[test]
     fn reads_that_cannot_begin_the_key_pass_whole() {
         let mut s = StreamRedactor::new(Some(redactor()));
-        let read = bytes::Bytes::from_static(b"data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\n");
+        let read = bytes::Bytes::from_static(
+            b"data: {\"choices\":[{\"delta\":{\"content\":\"Hi\"}}]}\n\n",
+        );
         assert_eq!(s.push(read.clone()), read);
         assert!(s.finish().is_empty());
     }

@@ -110,7 +110,11 @@ fn opt_str(event: &Event, key: &str) -> Result<Option<String>> {
     match event.data.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => bail!("event #{} ({}): '{key}' is not a string", event.seq, event.kind),
+        Some(_) => bail!(
+            "event #{} ({}): '{key}' is not a string",
+            event.seq,
+            event.kind
+        ),
     }
 }
 
@@ -165,10 +169,12 @@ pub fn rebuild(events: &[Event], now: SystemTime) -> Result<Rebuilt> {
                 turn = u32_field(event, "turn")?;
                 // An exchange carries the client's whole conversation, logged as a digest (and in full
                 // when configured); a continuation gets the conversation from the client again.
-                let exchange_digest = event
-                    .data
-                    .get("exchange")
-                    .map(|x| x.get("digest").and_then(Value::as_str).unwrap_or_default().to_string());
+                let exchange_digest = event.data.get("exchange").map(|x| {
+                    x.get("digest")
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string()
+                });
                 let user = if exchange_digest.is_some() {
                     messages = match event.data.get("messages") {
                         Some(v) => serde_json::from_value(v.clone()).with_context(|| {

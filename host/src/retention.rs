@@ -33,7 +33,11 @@ impl Pruned {
 }
 
 /// The sessions last written more than `age` before `now`, oldest first.
-pub fn older_than(store: &SessionStore, age: Duration, now: SystemTime) -> Result<Vec<SessionInfo>> {
+pub fn older_than(
+    store: &SessionStore,
+    age: Duration,
+    now: SystemTime,
+) -> Result<Vec<SessionInfo>> {
     let cutoff = now.checked_sub(age).unwrap_or(SystemTime::UNIX_EPOCH);
     let mut old: Vec<SessionInfo> = store
         .list_sessions()?
@@ -45,7 +49,12 @@ pub fn older_than(store: &SessionStore, age: Duration, now: SystemTime) -> Resul
 }
 
 /// Deletes the sessions last written more than `age` before `now` (with `dry_run`, only says which).
-pub fn prune(store: &SessionStore, age: Duration, now: SystemTime, dry_run: bool) -> Result<Pruned> {
+pub fn prune(
+    store: &SessionStore,
+    age: Duration,
+    now: SystemTime,
+    dry_run: bool,
+) -> Result<Pruned> {
     let mut pruned = Pruned::default();
     for session in older_than(store, age, now)? {
         if dry_run {
@@ -79,10 +88,16 @@ pub fn apply_configured(store: &SessionStore, config: &SessionsConfig) {
                 );
             }
             for (session, error) in &pruned.failed {
-                tracing::warn!("[sessions] retention: could not delete session '{}': {error}", session.id);
+                tracing::warn!(
+                    "[sessions] retention: could not delete session '{}': {error}",
+                    session.id
+                );
             }
         }
-        Err(e) => tracing::warn!("[sessions] retention: could not prune {}: {e:#}", store.location()),
+        Err(e) => tracing::warn!(
+            "[sessions] retention: could not prune {}: {e:#}",
+            store.location()
+        ),
     }
 }
 
@@ -97,9 +112,11 @@ pub fn spawn_periodic(sessions_dir: &Path, config: &SessionsConfig) {
         loop {
             let (dir, config) = (dir.clone(), config.clone());
             // Listing and deleting files blocks: keep it off the gateway's workers.
-            let _ = tokio::task::spawn_blocking(move || match SessionStore::open_configured(&dir, &config) {
-                Ok(store) => apply_configured(&store, &config),
-                Err(e) => tracing::warn!("[sessions] retention: {e:#}"),
+            let _ = tokio::task::spawn_blocking(move || {
+                match SessionStore::open_configured(&dir, &config) {
+                    Ok(store) => apply_configured(&store, &config),
+                    Err(e) => tracing::warn!("[sessions] retention: {e:#}"),
+                }
             })
             .await;
             tokio::time::sleep(SERVE_PRUNE_INTERVAL).await;
@@ -122,7 +139,10 @@ mod tests {
             let mut log = files.create_named(id).unwrap();
             log.append("session/start", json!({})).unwrap();
             drop(log);
-            let file = std::fs::File::options().append(true).open(files.file_of(id)).unwrap();
+            let file = std::fs::File::options()
+                .append(true)
+                .open(files.file_of(id))
+                .unwrap();
             file.set_modified(SystemTime::now() - *age).unwrap();
         }
         (tmp, SessionStore::Files(files))
@@ -146,7 +166,10 @@ mod tests {
         assert!(pruned.in_use.is_empty() && pruned.failed.is_empty());
         assert!(pruned.removed_bytes() > 0);
         assert_eq!(ids(&store.list_sessions().unwrap()), ["fresh"]);
-        assert!(!torn_file_of(&store, "old").exists(), "the torn tail goes with its session");
+        assert!(
+            !torn_file_of(&store, "old").exists(),
+            "the torn tail goes with its session"
+        );
     }
 
     #[test]
@@ -173,7 +196,13 @@ mod tests {
         let (_tmp, store) = store_with(&[("old", 4000 * DAY)]);
         apply_configured(&store, &SessionsConfig::default());
         assert_eq!(ids(&store.list_sessions().unwrap()), ["old"]);
-        apply_configured(&store, &SessionsConfig { retention: Some(30 * DAY), ..SessionsConfig::default() });
+        apply_configured(
+            &store,
+            &SessionsConfig {
+                retention: Some(30 * DAY),
+                ..SessionsConfig::default()
+            },
+        );
         assert!(store.list_sessions().unwrap().is_empty());
     }
 }

@@ -3,8 +3,8 @@
 
 use crate::adapter::Adapter;
 use crate::attempt::Provider;
-use crate::cooldown::CoolDowns;
 use crate::config::{Config, GuestRef, LimitsOverride, ProviderConfig};
+use crate::cooldown::CoolDowns;
 use crate::engine::{GuestEngine, GuestLimits};
 use crate::guests::{self, GuestSource};
 use crate::listener::Listener;

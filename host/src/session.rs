@@ -14,12 +14,12 @@ use crate::cooldown::{self, CoolDownKey, CoolDowns};
 use crate::engine::GuestEngine;
 use crate::failure::LlmFailure;
 use crate::listener::EarlierRetry;
-use crate::store::{SessionLog, SessionRead};
 use crate::recovery::{AbortSignal, FailureFacts, Recovery, Verdict};
 use crate::resume::{
     PendingToolStep, Rebuilt, RetryRecord, ToolResultRecord, UnfinishedTurn, drop_failed_turn,
     rebuild, step_messages,
 };
+use crate::store::{SessionLog, SessionRead};
 use crate::tools::ToolRegistry;
 use serde_json::json;
 use std::sync::Arc;
@@ -57,7 +57,11 @@ pub struct SessionDeps {
 impl SessionDeps {
     /// A provider and a waterfall, with cool-downs in this process's memory.
     pub fn new(provider: Arc<Provider>, recovery: Arc<Recovery>) -> Self {
-        SessionDeps { provider, recovery, cooldowns: Arc::new(CoolDowns::local()) }
+        SessionDeps {
+            provider,
+            recovery,
+            cooldowns: Arc::new(CoolDowns::local()),
+        }
     }
 }
 
@@ -282,8 +286,12 @@ impl Session {
             };
             return self.end_exchange(open.turn, completion);
         }
-        let pending = open.pending_retry.map(|(record, wait)| PendingRetry { record, wait });
-        let completion = self.run_step(open.turn, open.step, open.attempts, pending, sink).await?;
+        let pending = open
+            .pending_retry
+            .map(|(record, wait)| PendingRetry { record, wait });
+        let completion = self
+            .run_step(open.turn, open.step, open.attempts, pending, sink)
+            .await?;
         self.end_exchange(open.turn, completion)
     }
 
@@ -537,7 +545,11 @@ impl Session {
             }
 
             let request = CompletionRequest {
-                model: self.options.model.clone().unwrap_or_else(|| provider.config.model.clone()),
+                model: self
+                    .options
+                    .model
+                    .clone()
+                    .unwrap_or_else(|| provider.config.model.clone()),
                 messages: self.messages.clone(),
                 tools: self.tool_specs.clone(),
                 options: self.options.generation.clone(),
@@ -557,7 +569,11 @@ impl Session {
                 json!({"turn": turn, "step": step, "attempt": attempts, "provider": provider_name,
                        "model": request.model, "messages": request.messages.len()}),
             )?;
-            sink(StreamEvent::Attempt { turn, step, attempt: attempts });
+            sink(StreamEvent::Attempt {
+                turn,
+                step,
+                attempt: attempts,
+            });
             let outcome = tokio::select! {
                 outcome = run_attempt(&provider, &request, sink) => outcome,
                 _ = self.abort.aborted() => Err(LlmFailure::new("ABORTED", "aborted by the caller during the request")),
@@ -573,11 +589,18 @@ impl Session {
             sink(StreamEvent::AttemptFailed(failure.clone()));
             // The provider asked every request on this key and model to wait: the others too.
             if let Some(wait) = cooldown::requested(&failure) {
-                self.deps.cooldowns.record(&limited, wait, &failure.code, self.log.id())?;
+                self.deps
+                    .cooldowns
+                    .record(&limited, wait, &failure.code, self.log.id())?;
             }
 
-            if self.committed.as_ref().is_some_and(|c| c.load(Ordering::SeqCst)) {
-                let reason = "part of this answer already reached the client; a retry would repeat it";
+            if self
+                .committed
+                .as_ref()
+                .is_some_and(|c| c.load(Ordering::SeqCst))
+            {
+                let reason =
+                    "part of this answer already reached the client; a retry would repeat it";
                 return self.fail(turn, step, failure, reason, None);
             }
             let earlier: Vec<&RetryRecord> = self
@@ -640,7 +663,10 @@ impl Session {
                         }
                         event["messages_before"] = json!(self.messages.len());
                         event["messages"] = json!(messages);
-                        sink(StreamEvent::Compacted { before: self.messages.len(), after: messages.len() });
+                        sink(StreamEvent::Compacted {
+                            before: self.messages.len(),
+                            after: messages.len(),
+                        });
                         self.messages = messages;
                     }
                     // Durable before the wait: a process that dies now resumes with this count.
@@ -687,15 +713,24 @@ impl Session {
                    "code": running.code, "wait_ms": wait_ms,
                    "remaining_ms": running.remaining.as_millis() as u64}),
         )?;
-        sink(StreamEvent::CoolingDown { code: running.code.clone(), delay_ms: wait_ms });
+        sink(StreamEvent::CoolingDown {
+            code: running.code.clone(),
+            delay_ms: wait_ms,
+        });
         if self.abort.sleep(wait).await {
             return Ok(None);
         }
         let failure = LlmFailure::new(
             "ABORTED",
-            format!("aborted during the {wait_ms} ms cool-down of {} ({}) for {}", limited.provider, running.code, limited.model),
+            format!(
+                "aborted during the {wait_ms} ms cool-down of {} ({}) for {}",
+                limited.provider, running.code, limited.model
+            ),
         );
-        self.log.append("llm/failure", json!({"turn": turn, "step": step, "provider": limited.provider, "failure": failure}))?;
+        self.log.append(
+            "llm/failure",
+            json!({"turn": turn, "step": step, "provider": limited.provider, "failure": failure}),
+        )?;
         Ok(Some(failure))
     }
 

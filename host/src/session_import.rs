@@ -42,16 +42,26 @@ pub fn import_dir(dir: &Path, into: &PgStore) -> Result<Vec<Report>> {
         .into_iter()
         .map(|info| {
             let outcome = import_one(&files, into, &info).map_err(|e| format!("{e:#}"));
-            Report { id: info.id, outcome }
+            Report {
+                id: info.id,
+                outcome,
+            }
         })
         .collect())
 }
 
-fn import_one(files: &FileStore, into: &PgStore, info: &crate::log::SessionInfo) -> Result<Outcome> {
+fn import_one(
+    files: &FileStore,
+    into: &PgStore,
+    info: &crate::log::SessionInfo,
+) -> Result<Outcome> {
     if files.is_being_written(&info.id)? {
         return Ok(Outcome::BeingWritten);
     }
     let read = files.read(&info.id)?;
     let imported = into.import(&info.id, &read.events, info.modified)?;
-    Ok(Outcome::Imported { imported, torn_tail: read.torn_tail.is_some() })
+    Ok(Outcome::Imported {
+        imported,
+        torn_tail: read.torn_tail.is_some(),
+    })
 }

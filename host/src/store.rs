@@ -48,7 +48,10 @@ impl SessionStore {
     /// and its schema migrated, or the files of `dir`.
     pub fn open_configured(dir: &Path, config: &SessionsConfig) -> Result<Self> {
         match sessions_url(std::env::var(SESSIONS_URL_ENV).ok(), config) {
-            Some(url) => Ok(SessionStore::Postgres(PgStore::connect(&url, config.lease)?)),
+            Some(url) => Ok(SessionStore::Postgres(PgStore::connect(
+                &url,
+                config.lease,
+            )?)),
             None => Self::open(dir),
         }
     }
@@ -295,10 +298,19 @@ mod tests {
             sessions_url(Some("postgres://env/db".into()), &configured).as_deref(),
             Some("postgres://env/db")
         );
-        assert_eq!(sessions_url(None, &configured).as_deref(), Some("postgres://config/db"));
+        assert_eq!(
+            sessions_url(None, &configured).as_deref(),
+            Some("postgres://config/db")
+        );
         // An empty variable is unset (as `DSH_SESSIONS_URL= dsh-host ...` means to a person).
-        assert_eq!(sessions_url(Some(" ".into()), &configured).as_deref(), Some("postgres://config/db"));
+        assert_eq!(
+            sessions_url(Some(" ".into()), &configured).as_deref(),
+            Some("postgres://config/db")
+        );
         assert_eq!(sessions_url(None, &SessionsConfig::default()), None);
-        assert_eq!(sessions_url(Some(String::new()), &SessionsConfig::default()), None);
+        assert_eq!(
+            sessions_url(Some(String::new()), &SessionsConfig::default()),
+            None
+        );
     }
 }

@@ -69,21 +69,39 @@ pub struct Transport {
 }
 
 impl Transport {
-    pub fn new(policy: NetworkPolicy, credential: Credential, watchdog: Watchdog) -> anyhow::Result<Self> {
+    pub fn new(
+        policy: NetworkPolicy,
+        credential: Credential,
+        watchdog: Watchdog,
+    ) -> anyhow::Result<Self> {
         Self::build(policy, credential, watchdog, Arc::new(SystemLookup), None)
     }
 
     /// Like `new`, with the name lookup given: pinned addresses for split-horizon setups, or a
     /// fixed answer in tests. The policy still judges every address it returns.
-    pub fn with_lookup(policy: NetworkPolicy, credential: Credential, watchdog: Watchdog, lookup: Arc<dyn NameLookup>) -> anyhow::Result<Self> {
+    pub fn with_lookup(
+        policy: NetworkPolicy,
+        credential: Credential,
+        watchdog: Watchdog,
+        lookup: Arc<dyn NameLookup>,
+    ) -> anyhow::Result<Self> {
         Self::build(policy, credential, watchdog, lookup, None)
     }
 
     /// The full constructor: `ca_file`, a PEM file of extra trusted root certificates (a provider
     /// behind an internal CA), is read and checked here, so a wrong path or a file without a
     /// certificate stops the start-up naming the file. A key no HTTP header can carry stops it too.
-    pub fn build(policy: NetworkPolicy, credential: Credential, watchdog: Watchdog, lookup: Arc<dyn NameLookup>, ca_file: Option<&Path>) -> anyhow::Result<Self> {
-        let credential = Credential { key: credential.key.filter(|k| !k.is_empty()), ..credential };
+    pub fn build(
+        policy: NetworkPolicy,
+        credential: Credential,
+        watchdog: Watchdog,
+        lookup: Arc<dyn NameLookup>,
+        ca_file: Option<&Path>,
+    ) -> anyhow::Result<Self> {
+        let credential = Credential {
+            key: credential.key.filter(|k| !k.is_empty()),
+            ..credential
+        };
         if let Some(key) = &credential.key {
             check_key(key, &credential.source)?;
         }
@@ -96,7 +114,10 @@ impl Transport {
             // requests for 1 logged attempt). One send is one provider attempt; the policy retries.
             .retry(reqwest::retry::never())
             .connect_timeout(watchdog.idle().min(Duration::from_secs(30)))
-            .dns_resolver(Arc::new(GuardedResolver { policy: policy.clone(), lookup }))
+            .dns_resolver(Arc::new(GuardedResolver {
+                policy: policy.clone(),
+                lookup,
+            }))
             .user_agent(concat!("dsh-host/", env!("CARGO_PKG_VERSION")));
         if let Some(path) = ca_file {
             builder = builder.tls_certs_merge(read_ca_file(&provider, path)?);
@@ -107,7 +128,10 @@ impl Transport {
                 path.display(),
                 innermost(&e)
             ),
-            None => anyhow::anyhow!("provider '{provider}': cannot build the HTTP client: {}", innermost(&e)),
+            None => anyhow::anyhow!(
+                "provider '{provider}': cannot build the HTTP client: {}",
+                innermost(&e)
+            ),
         })?;
         let redactor = credential.key.as_deref().and_then(Redactor::new);
         if credential.key.is_some() && redactor.is_none() {
@@ -120,7 +144,15 @@ impl Transport {
             );
         }
         let key_id = crate::cooldown::key_id(credential.key.as_deref()).into();
-        Ok(Transport { client, policy, credential, watchdog, max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES, redactor, key_id })
+        Ok(Transport {
+            client,
+            policy,
+            credential,
+            watchdog,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            redactor,
+            key_id,
+        })
     }
 
     pub fn with_max_response_bytes(mut self, bytes: usize) -> Self {
@@ -152,25 +184,49 @@ impl Transport {
 
     /// The same failure with the key removed from its message.
     pub fn redact_failure(&self, failure: LlmFailure) -> LlmFailure {
-        LlmFailure { message: self.redact(&failure.message), request_id: failure.request_id.map(|r| self.redact(&r)), ..failure }
+        LlmFailure {
+            message: self.redact(&failure.message),
+            request_id: failure.request_id.map(|r| self.redact(&r)),
+            ..failure
+        }
     }
 
     /// Checks the plan guest `guest` made for `request` (an invalid plan is its `ADAPTER_FAULT`,
     /// before any connection), sends it and waits for the response head (following only redirects
     /// the policy allows).
-    pub async fn send(&self, plan: &HttpPlan, guest: &str, request: &CompletionRequest) -> Result<ProviderResponse, LlmFailure> {
-        let checked = plan::check(plan, guest, &self.policy.provider, &self.credential.headers, request)?;
+    pub async fn send(
+        &self,
+        plan: &HttpPlan,
+        guest: &str,
+        request: &CompletionRequest,
+    ) -> Result<ProviderResponse, LlmFailure> {
+        let checked = plan::check(
+            plan,
+            guest,
+            &self.policy.provider,
+            &self.credential.headers,
+            request,
+        )?;
         let method = checked.method;
         let mut url = checked.url;
         let headers = self.headers(&checked.headers)?;
         let body = bytes::Bytes::copy_from_slice(checked.body);
         for _ in 0..=MAX_REDIRECTS {
             // Before any connection: the URL must be allowed; the key goes nowhere else.
-            self.policy.check_url(&url).map_err(|r| LlmFailure::new("INVALID_REQUEST", format!("refused: {r}")))?;
-            let request = self.client.request(method.clone(), url.clone()).headers(headers.clone()).body(body.clone());
+            self.policy
+                .check_url(&url)
+                .map_err(|r| LlmFailure::new("INVALID_REQUEST", format!("refused: {r}")))?;
+            let request = self
+                .client
+                .request(method.clone(), url.clone())
+                .headers(headers.clone())
+                .body(body.clone());
             let response = self
                 .watchdog
-                .guard(|| format!("no response head from {}", host_of(&url)), request.send())
+                .guard(
+                    || format!("no response head from {}", host_of(&url)),
+                    request.send(),
+                )
                 .await?
                 .map_err(|e| self.map_error(&e, &url, "sending the request"))?;
             let status = response.status();
@@ -184,27 +240,52 @@ impl Transport {
                 headers: response
                     .headers()
                     .iter()
-                    .map(|(n, v)| (n.as_str().to_ascii_lowercase(), self.redact(&String::from_utf8_lossy(v.as_bytes()))))
+                    .map(|(n, v)| {
+                        (
+                            n.as_str().to_ascii_lowercase(),
+                            self.redact(&String::from_utf8_lossy(v.as_bytes())),
+                        )
+                    })
                     .collect(),
-                received_at_ms: SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0),
+                received_at_ms: SystemTime::now()
+                    .duration_since(UNIX_EPOCH)
+                    .map(|d| d.as_millis() as u64)
+                    .unwrap_or(0),
             };
             let redactor = StreamRedactor::new(self.redactor.clone());
-            return Ok(ProviderResponse { head, response, url, transport: self.clone(), received: 0, redactor, ended: false });
+            return Ok(ProviderResponse {
+                head,
+                response,
+                url,
+                transport: self.clone(),
+                received: 0,
+                redactor,
+                ended: false,
+            });
         }
-        Err(LlmFailure::new("INVALID_REQUEST", format!("more than {MAX_REDIRECTS} redirects from {}", host_of(&url))))
+        Err(LlmFailure::new(
+            "INVALID_REQUEST",
+            format!("more than {MAX_REDIRECTS} redirects from {}", host_of(&url)),
+        ))
     }
 
     /// The checked plan's headers with the credential inserted (`plan::check` has already refused
     /// the placeholder anywhere but the provider's credential headers). Values are valid: the plan's
     /// were checked, and so was the key when the transport was built.
-    fn headers(&self, planned: &[(reqwest::header::HeaderName, &str)]) -> Result<reqwest::header::HeaderMap, LlmFailure> {
+    fn headers(
+        &self,
+        planned: &[(reqwest::header::HeaderName, &str)],
+    ) -> Result<reqwest::header::HeaderMap, LlmFailure> {
         let mut out = reqwest::header::HeaderMap::with_capacity(planned.len());
         for (name, value) in planned {
             let value = if !value.contains(CREDENTIAL_PLACEHOLDER) {
                 reqwest::header::HeaderValue::from_str(value)
             } else {
                 match &self.credential.key {
-                    Some(key) => reqwest::header::HeaderValue::from_str(&value.replace(CREDENTIAL_PLACEHOLDER, key)).map(|mut v| {
+                    Some(key) => reqwest::header::HeaderValue::from_str(
+                        &value.replace(CREDENTIAL_PLACEHOLDER, key),
+                    )
+                    .map(|mut v| {
                         // Never indexed by HPACK, never printed by Debug.
                         v.set_sensitive(true);
                         v
@@ -221,7 +302,12 @@ impl Transport {
                     }
                 }
             };
-            let value = value.map_err(|_| LlmFailure::new("INVALID_REQUEST", format!("header '{name}' could not be built after the checks passed")))?;
+            let value = value.map_err(|_| {
+                LlmFailure::new(
+                    "INVALID_REQUEST",
+                    format!("header '{name}' could not be built after the checks passed"),
+                )
+            })?;
             out.append(name.clone(), value);
         }
         Ok(out)
@@ -229,16 +315,45 @@ impl Transport {
 
     /// A 307/308 to an allowed host is followed (method and body kept); anything else is refused
     /// with the reason, since following it would change the request or leave the provider.
-    fn redirect_target(&self, from: &reqwest::Url, status: u16, response: &reqwest::Response) -> Result<reqwest::Url, LlmFailure> {
-        let location = response.headers().get(reqwest::header::LOCATION).and_then(|v| v.to_str().ok());
+    fn redirect_target(
+        &self,
+        from: &reqwest::Url,
+        status: u16,
+        response: &reqwest::Response,
+    ) -> Result<reqwest::Url, LlmFailure> {
+        let location = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|v| v.to_str().ok());
         let Some(location) = location else {
-            return Err(LlmFailure::new("INVALID_REQUEST", format!("{} answered HTTP {status} without a Location", host_of(from))).with_status(status));
+            return Err(LlmFailure::new(
+                "INVALID_REQUEST",
+                format!(
+                    "{} answered HTTP {status} without a Location",
+                    host_of(from)
+                ),
+            )
+            .with_status(status));
         };
-        let target = from
-            .join(location)
-            .map_err(|e| LlmFailure::new("INVALID_REQUEST", format!("{} redirected to an invalid URL {location:?}: {e}", host_of(from))).with_status(status))?;
+        let target = from.join(location).map_err(|e| {
+            LlmFailure::new(
+                "INVALID_REQUEST",
+                format!(
+                    "{} redirected to an invalid URL {location:?}: {e}",
+                    host_of(from)
+                ),
+            )
+            .with_status(status)
+        })?;
         if let Err(refusal) = self.policy.check_url(&target) {
-            return Err(LlmFailure::new("INVALID_REQUEST", format!("refused the redirect from {} to {target}: {refusal}", host_of(from))).with_status(status));
+            return Err(LlmFailure::new(
+                "INVALID_REQUEST",
+                format!(
+                    "refused the redirect from {} to {target}: {refusal}",
+                    host_of(from)
+                ),
+            )
+            .with_status(status));
         }
         if !matches!(status, 307 | 308) {
             return Err(LlmFailure::new(
@@ -254,7 +369,10 @@ impl Transport {
         let host = host_of(url);
         let cause = self.redact(&innermost(e));
         if let Some(refusal) = find_refusal(e) {
-            return LlmFailure::new("INVALID_REQUEST", format!("refused to connect to {host}: {refusal}"));
+            return LlmFailure::new(
+                "INVALID_REQUEST",
+                format!("refused to connect to {host}: {refusal}"),
+            );
         }
         if head_too_large(e) {
             // hyper stops reading a head at 100 headers or about 400 KiB: memory and time stay bounded.
@@ -272,10 +390,17 @@ impl Transport {
         }
         if let Some(refusal) = h2_refusal(e) {
             // Retryable like any network failure, but by the policy, which logs each attempt.
-            return LlmFailure::new("NETWORK", format!("{host} {refusal}; dsh-host does not resend it by itself"));
+            return LlmFailure::new(
+                "NETWORK",
+                format!("{host} {refusal}; dsh-host does not resend it by itself"),
+            );
         }
         let code = if e.is_timeout() { "TIMEOUT" } else { "NETWORK" };
-        let what = if e.is_connect() { format!("could not connect to {host}: {cause}") } else { format!("{doing} to {host} failed: {cause}") };
+        let what = if e.is_connect() {
+            format!("could not connect to {host}: {cause}")
+        } else {
+            format!("{doing} to {host} failed: {cause}")
+        };
         LlmFailure::new(code, what)
     }
 }
@@ -355,16 +480,28 @@ fn check_key(key: &str, source: &str) -> anyhow::Result<()> {
         );
     }
     if key.starts_with([' ', '\t']) || key.ends_with([' ', '\t']) {
-        anyhow::bail!("the API key in {source} starts or ends with whitespace ({len} characters); remove it");
+        anyhow::bail!(
+            "the API key in {source} starts or ends with whitespace ({len} characters); remove it"
+        );
     }
     Ok(())
 }
 
 /// The certificates of a provider's `ca_file`, or an error naming the file and what is wrong.
 fn read_ca_file(provider: &str, path: &Path) -> anyhow::Result<Vec<reqwest::Certificate>> {
-    let pem = std::fs::read(path).with_context(|| format!("provider '{provider}': cannot read ca_file {}", path.display()))?;
-    let certs = reqwest::Certificate::from_pem_bundle(&pem)
-        .map_err(|e| anyhow::anyhow!("provider '{provider}': ca_file {} is not a PEM certificate file: {}", path.display(), innermost(&e)))?;
+    let pem = std::fs::read(path).with_context(|| {
+        format!(
+            "provider '{provider}': cannot read ca_file {}",
+            path.display()
+        )
+    })?;
+    let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
+        anyhow::anyhow!(
+            "provider '{provider}': ca_file {} is not a PEM certificate file: {}",
+            path.display(),
+            innermost(&e)
+        )
+    })?;
     if certs.is_empty() {
         anyhow::bail!(
             "provider '{provider}': ca_file {} holds no certificate (expected PEM blocks starting with -----BEGIN CERTIFICATE-----)",
@@ -387,15 +524,30 @@ fn find_refusal(e: &(dyn std::error::Error + 'static)) -> Option<String> {
 
 /// Turns a host name into addresses.
 pub trait NameLookup: Send + Sync {
-    fn lookup(&self, host: String) -> std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<Vec<std::net::IpAddr>>> + Send>>;
+    fn lookup(
+        &self,
+        host: String,
+    ) -> std::pin::Pin<
+        Box<dyn std::future::Future<Output = std::io::Result<Vec<std::net::IpAddr>>> + Send>,
+    >;
 }
 
 /// The system resolver (getaddrinfo through tokio).
 pub struct SystemLookup;
 
 impl NameLookup for SystemLookup {
-    fn lookup(&self, host: String) -> std::pin::Pin<Box<dyn std::future::Future<Output = std::io::Result<Vec<std::net::IpAddr>>> + Send>> {
-        Box::pin(async move { Ok(tokio::net::lookup_host((host.as_str(), 0)).await?.map(|a| a.ip()).collect()) })
+    fn lookup(
+        &self,
+        host: String,
+    ) -> std::pin::Pin<
+        Box<dyn std::future::Future<Output = std::io::Result<Vec<std::net::IpAddr>>> + Send>,
+    > {
+        Box::pin(async move {
+            Ok(tokio::net::lookup_host((host.as_str(), 0))
+                .await?
+                .map(|a| a.ip())
+                .collect())
+        })
     }
 }
 
@@ -446,7 +598,10 @@ impl ProviderResponse {
 
     /// The next network read of the body, with the key removed; `Ok(None)` at a clean end. The wait
     /// is bounded by `timer` (the watchdog's: only the caller knows what counts as progress).
-    pub async fn next_read(&mut self, timer: &IdleTimer) -> Result<Option<bytes::Bytes>, LlmFailure> {
+    pub async fn next_read(
+        &mut self,
+        timer: &IdleTimer,
+    ) -> Result<Option<bytes::Bytes>, LlmFailure> {
         loop {
             if self.ended {
                 return Ok(None);
@@ -466,11 +621,17 @@ impl ProviderResponse {
         }
     }
 
-    async fn next_raw_read(&mut self, timer: &IdleTimer) -> Result<Option<bytes::Bytes>, LlmFailure> {
+    async fn next_raw_read(
+        &mut self,
+        timer: &IdleTimer,
+    ) -> Result<Option<bytes::Bytes>, LlmFailure> {
         let host = host_of(&self.url);
         let status = self.head.status;
         let read = timer
-            .guard(|| format!("the stream from {host} made no progress"), self.response.chunk())
+            .guard(
+                || format!("the stream from {host} made no progress"),
+                self.response.chunk(),
+            )
             .await
             .map_err(|f| f.with_status(status))?;
         match read {
@@ -486,7 +647,10 @@ impl ProviderResponse {
                 Ok(Some(chunk))
             }
             Ok(None) => Ok(None),
-            Err(e) => Err(self.transport.map_error(&e, &self.url, "reading the response body").with_status(status)),
+            Err(e) => Err(self
+                .transport
+                .map_error(&e, &self.url, "reading the response body")
+                .with_status(status)),
         }
     }
 

@@ -32,13 +32,20 @@ impl Watchdog {
 
     /// Awaits `wait`, or fails with `TIMEOUT` once the provider has been silent for the idle time.
     /// `what` describes the wait for the message ("no response head from api.openai.com").
-    pub async fn guard<T>(&self, what: impl FnOnce() -> String, wait: impl Future<Output = T>) -> Result<T, LlmFailure> {
+    pub async fn guard<T>(
+        &self,
+        what: impl FnOnce() -> String,
+        wait: impl Future<Output = T>,
+    ) -> Result<T, LlmFailure> {
         self.arm().guard(what, wait).await
     }
 
     /// A timer armed now: the body's reads must show progress within the idle time.
     pub fn arm(&self) -> IdleTimer {
-        IdleTimer { idle: self.idle, deadline: Instant::now() + self.idle }
+        IdleTimer {
+            idle: self.idle,
+            deadline: Instant::now() + self.idle,
+        }
     }
 }
 
@@ -56,13 +63,23 @@ impl IdleTimer {
     }
 
     /// Awaits `wait` until the deadline, or fails with `TIMEOUT`.
-    pub async fn guard<T>(&self, what: impl FnOnce() -> String, wait: impl Future<Output = T>) -> Result<T, LlmFailure> {
-        tokio::time::timeout_at(self.deadline, wait).await.map_err(|_| {
-            LlmFailure::new(
-                "TIMEOUT",
-                format!("{} within the stream idle timeout of {} ms", what(), self.idle.as_millis()),
-            )
-        })
+    pub async fn guard<T>(
+        &self,
+        what: impl FnOnce() -> String,
+        wait: impl Future<Output = T>,
+    ) -> Result<T, LlmFailure> {
+        tokio::time::timeout_at(self.deadline, wait)
+            .await
+            .map_err(|_| {
+                LlmFailure::new(
+                    "TIMEOUT",
+                    format!(
+                        "{} within the stream idle timeout of {} ms",
+                        what(),
+                        self.idle.as_millis()
+                    ),
+                )
+            })
     }
 }
 
@@ -73,9 +90,18 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_silent_provider_times_out() {
         let w = Watchdog::new(Duration::from_secs(300));
-        let f = w.guard(|| "no response head from x".into(), std::future::pending::<()>()).await.unwrap_err();
+        let f = w
+            .guard(
+                || "no response head from x".into(),
+                std::future::pending::<()>(),
+            )
+            .await
+            .unwrap_err();
         assert_eq!(f.code, "TIMEOUT");
-        assert_eq!(f.message, "no response head from x within the stream idle timeout of 300000 ms");
+        assert_eq!(
+            f.message,
+            "no response head from x within the stream idle timeout of 300000 ms"
+        );
     }
 
     /// Waits that each end in time but show no progress add up: the deadline does not move.
@@ -84,9 +110,21 @@ mod tests {
         let w = Watchdog::new(Duration::from_secs(10));
         let timer = w.arm();
         for _ in 0..9 {
-            timer.guard(|| unreachable!(), tokio::time::sleep(Duration::from_secs(1))).await.unwrap();
+            timer
+                .guard(
+                    || unreachable!(),
+                    tokio::time::sleep(Duration::from_secs(1)),
+                )
+                .await
+                .unwrap();
         }
-        let f = timer.guard(|| "the stream from x sent nothing new".into(), tokio::time::sleep(Duration::from_secs(2))).await.unwrap_err();
+        let f = timer
+            .guard(
+                || "the stream from x sent nothing new".into(),
+                tokio::time::sleep(Duration::from_secs(2)),
+            )
+            .await
+            .unwrap_err();
         assert_eq!(f.code, "TIMEOUT");
     }
 
@@ -96,7 +134,13 @@ mod tests {
         let w = Watchdog::new(Duration::from_secs(10));
         let mut timer = w.arm();
         for _ in 0..30 {
-            timer.guard(|| unreachable!(), tokio::time::sleep(Duration::from_secs(9))).await.unwrap();
+            timer
+                .guard(
+                    || unreachable!(),
+                    tokio::time::sleep(Duration::from_secs(9)),
+                )
+                .await
+                .unwrap();
             timer.progress();
         }
     }

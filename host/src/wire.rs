@@ -9,8 +9,8 @@
 //! Logs written before 0.2.0 read back unchanged.
 
 use crate::adapter::{
-    CompletionRequest, ContentPart, FailureCode, GenerationOptions, Message, Role, ToolCall, ToolSpec,
-    Usage, WitFailure,
+    CompletionRequest, ContentPart, FailureCode, GenerationOptions, Message, Role, ToolCall,
+    ToolSpec, Usage, WitFailure,
 };
 use crate::failure::LlmFailure;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -93,7 +93,10 @@ impl From<&LlmFailure> for WitFailure {
 /// it: the host is at fault, not the provider.
 pub fn wit_code(code: &str) -> FailureCode {
     let parsed = FailureCode::parse(code);
-    debug_assert!(parsed.is_some(), "the host holds a non-canonical code {code:?}");
+    debug_assert!(
+        parsed.is_some(),
+        "the host holds a non-canonical code {code:?}"
+    );
     parsed.unwrap_or(FailureCode::AdapterFault)
 }
 
@@ -104,7 +107,11 @@ impl Message {
         let text = text.into();
         Message {
             role,
-            content: if text.is_empty() { Vec::new() } else { vec![ContentPart::Text(text)] },
+            content: if text.is_empty() {
+                Vec::new()
+            } else {
+                vec![ContentPart::Text(text)]
+            },
             tool_calls: Vec::new(),
             tool_call_id: None,
             provider_data: None,
@@ -131,13 +138,19 @@ impl Message {
 
     /// Whether any part is not text.
     pub fn has_images(&self) -> bool {
-        self.content.iter().any(|p| matches!(p, ContentPart::ImageUrl(_)))
+        self.content
+            .iter()
+            .any(|p| matches!(p, ContentPart::ImageUrl(_)))
     }
 }
 
 impl ToolCall {
     /// A call without provider data.
-    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: impl Into<String>) -> Self {
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
         ToolCall {
             id: id.into(),
             name: name.into(),
@@ -182,11 +195,9 @@ impl CompletionRequest {
             || self.messages.iter().any(|m| {
                 m.content.iter().any(|p| match p {
                     ContentPart::Text(t) | ContentPart::ImageUrl(t) => has(t),
-                })
-                    || m.tool_calls.iter().any(|c| {
-                        has(&c.id) || has(&c.name) || has(&c.arguments) || has_opt(&c.provider_data)
-                    })
-                    || has_opt(&m.tool_call_id)
+                }) || m.tool_calls.iter().any(|c| {
+                    has(&c.id) || has(&c.name) || has(&c.arguments) || has_opt(&c.provider_data)
+                }) || has_opt(&m.tool_call_id)
                     || has_opt(&m.provider_data)
             })
             || self
@@ -297,8 +308,12 @@ enum PartForm<'a> {
 impl Serialize for ContentPart {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            ContentPart::Text(text) => PartForm::Text { text: Cow::Borrowed(text) },
-            ContentPart::ImageUrl(url) => PartForm::ImageUrl { url: Cow::Borrowed(url) },
+            ContentPart::Text(text) => PartForm::Text {
+                text: Cow::Borrowed(text),
+            },
+            ContentPart::ImageUrl(url) => PartForm::ImageUrl {
+                url: Cow::Borrowed(url),
+            },
         }
         .serialize(s)
     }
@@ -449,16 +464,25 @@ mod tests {
             r.contains_text(needle)
         };
         assert!(with(&|r| r.model = "x{credential}".into()));
-        assert!(with(&|r| r.messages[0].content.push(ContentPart::ImageUrl("https://x/{credential}".into()))));
-        assert!(with(&|r| r.messages[0].provider_data = Some("{credential}".into())));
-        assert!(with(&|r| r.messages[0].tool_calls.push(ToolCall::new("c", "f", "{\"k\":\"{credential}\"}"))));
+        assert!(with(&|r| r.messages[0]
+            .content
+            .push(ContentPart::ImageUrl("https://x/{credential}".into()))));
+        assert!(with(
+            &|r| r.messages[0].provider_data = Some("{credential}".into())
+        ));
+        assert!(with(&|r| r.messages[0].tool_calls.push(ToolCall::new(
+            "c",
+            "f",
+            "{\"k\":\"{credential}\"}"
+        ))));
         assert!(with(&|r| r.options.stop.push("{credential}".into())));
     }
 
     #[test]
     fn text_joins_text_parts_only() {
         let mut m = Message::new(Role::User, "a");
-        m.content.push(ContentPart::ImageUrl("https://x/y.png".into()));
+        m.content
+            .push(ContentPart::ImageUrl("https://x/y.png".into()));
         m.content.push(ContentPart::Text("b".into()));
         assert_eq!(m.text(), "ab");
         assert!(m.has_images());

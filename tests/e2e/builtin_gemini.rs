@@ -14,8 +14,15 @@ const KEY: &str = "AIza-builtin-0123456789";
 async fn run(mock: &dsh_host::mock::MockServer, scratch: &Scratch, rest: &[&str]) -> Output {
     let base = format!("{}beta", mock.base_url());
     let mut args = vec![
-        "run", "--provider", "gemini", "--base-url", &base, "--api-key-env", "DSH_TEST_GEMINI_KEY",
-        "--model", "gemini-2.5-flash",
+        "run",
+        "--provider",
+        "gemini",
+        "--base-url",
+        &base,
+        "--api-key-env",
+        "DSH_TEST_GEMINI_KEY",
+        "--model",
+        "gemini-2.5-flash",
     ];
     args.extend_from_slice(rest);
     scratch
@@ -50,17 +57,33 @@ async fn the_builtin_gemini_adapter_streams_an_answer_with_the_key_in_x_goog_api
     let requests = mock.requests();
     assert_eq!(requests.len(), 1);
     let r = &requests[0];
-    assert_eq!(r.path, "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse");
+    assert_eq!(
+        r.path,
+        "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+    );
     assert_eq!(r.header("x-goog-api-key"), Some(KEY));
-    assert_eq!(r.header("authorization"), None, "the key goes in x-goog-api-key only");
+    assert_eq!(
+        r.header("authorization"),
+        None,
+        "the key goes in x-goog-api-key only"
+    );
     let body: Value = serde_json::from_slice(&r.body).unwrap();
-    assert_eq!(body["contents"], json!([{ "role": "user", "parts": [{ "text": "Say hello" }] }]));
-    assert_eq!(body["systemInstruction"], json!({ "parts": [{ "text": "Be terse." }] }));
+    assert_eq!(
+        body["contents"],
+        json!([{ "role": "user", "parts": [{ "text": "Say hello" }] }])
+    );
+    assert_eq!(
+        body["systemInstruction"],
+        json!({ "parts": [{ "text": "Be terse." }] })
+    );
 
     let events = scratch.only_session_events();
     let response = of_kind(&events, "llm/response")[0];
     assert_eq!(response.data["usage"]["input_tokens"], 7);
-    assert_eq!(response.data["usage"]["output_tokens"], 6, "thinking is billed as output");
+    assert_eq!(
+        response.data["usage"]["output_tokens"], 6,
+        "thinking is billed as output"
+    );
     let rendered = serde_json::to_string(&events).unwrap();
     assert!(!rendered.contains(KEY), "the key never reaches the log");
 }
@@ -82,7 +105,11 @@ async fn a_resource_exhausted_429_is_retried_after_its_retry_info_delay() {
             ],
         } }).to_string(),
     });
-    let mock = mock(&script(&[rate_limited, sse(&[answer(json!([{ "text": "made it" }]), Some("STOP"))])])).await;
+    let mock = mock(&script(&[
+        rate_limited,
+        sse(&[answer(json!([{ "text": "made it" }]), Some("STOP"))]),
+    ]))
+    .await;
     let scratch = Scratch::new();
     let out = run(&mock, &scratch, &["hi"]).await;
     assert!(out.status.success(), "{}", stderr(&out));
@@ -95,7 +122,10 @@ async fn a_resource_exhausted_429_is_retried_after_its_retry_info_delay() {
     assert_eq!(failure["provider_retry_after_ms"], 200);
     assert_eq!(failure["request_id"], "req-429");
     let retry = of_kind(&events, "llm/retry")[0];
-    assert_eq!(retry.data["delay_ms"], 200, "the delay is RetryInfo's retryDelay");
+    assert_eq!(
+        retry.data["delay_ms"], 200,
+        "the delay is RetryInfo's retryDelay"
+    );
     assert_eq!(retry.data["code"], "RATE_LIMITED");
 }
 
@@ -109,11 +139,19 @@ async fn a_function_call_round_trip_sends_back_the_response_and_the_thought_sign
         ]),
         Some("STOP"),
     );
-    let mock = mock(&script(&[sse(&[call]), sse(&[answer(json!([{ "text": "It is 22.5." }]), Some("STOP"))])])).await;
+    let mock = mock(&script(&[
+        sse(&[call]),
+        sse(&[answer(json!([{ "text": "It is 22.5." }]), Some("STOP"))]),
+    ]))
+    .await;
     let scratch = Scratch::new();
     let out = run(&mock, &scratch, &["--tools", "What is (2 + 3) * 4.5?"]).await;
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).trim_end().ends_with("It is 22.5."), "{}", stdout(&out));
+    assert!(
+        stdout(&out).trim_end().ends_with("It is 22.5."),
+        "{}",
+        stdout(&out)
+    );
 
     let events = scratch.only_session_events();
     let result = of_kind(&events, "tool/result")[0];
@@ -123,8 +161,13 @@ async fn a_function_call_round_trip_sends_back_the_response_and_the_thought_sign
     let requests = mock.requests();
     assert_eq!(requests.len(), 2);
     let first: Value = serde_json::from_slice(&requests[0].body).unwrap();
-    let declarations = first["tools"][0]["functionDeclarations"].as_array().unwrap();
-    assert!(declarations.iter().any(|d| d["name"] == "calculator"), "{declarations:?}");
+    let declarations = first["tools"][0]["functionDeclarations"]
+        .as_array()
+        .unwrap();
+    assert!(
+        declarations.iter().any(|d| d["name"] == "calculator"),
+        "{declarations:?}"
+    );
     let second: Value = serde_json::from_slice(&requests[1].body).unwrap();
     let contents = second["contents"].as_array().unwrap();
     assert_eq!(contents.len(), 3, "{contents:?}");
@@ -152,7 +195,11 @@ async fn max_tokens_with_nothing_produced_is_the_silent_overflow() {
     let mock = mock(&script(&[sse(&[answer(json!([]), Some("MAX_TOKENS"))])])).await;
     let scratch = Scratch::new();
     let out = run(&mock, &scratch, &["hi"]).await;
-    assert!(!out.status.success(), "an overflow is not an answer: {}", stdout(&out));
+    assert!(
+        !out.status.success(),
+        "an overflow is not an answer: {}",
+        stdout(&out)
+    );
     let events = scratch.only_session_events();
     let failure = &of_kind(&events, "llm/failure")[0].data["failure"];
     assert_eq!(failure["code"], "CONTEXT_WINDOW_EXCEEDED", "{failure}");

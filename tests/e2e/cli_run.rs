@@ -414,7 +414,10 @@ async fn the_demo_runs_on_a_fresh_machine_and_recovers_every_retryable_failure()
         text.contains("[tool calculator({\"expression\": \"6 * 7\",}) → Error: the arguments of `calculator` are not valid JSON"),
         "{text}"
     );
-    assert!(text.contains("[tool calculator({\"expression\":\"6 * 7\"}) → 42]"), "{text}");
+    assert!(
+        text.contains("[tool calculator({\"expression\":\"6 * 7\"}) → 42]"),
+        "{text}"
+    );
     let events = scratch.only_session_events();
     assert_eq!(of_kind(&events, "llm/retry").len(), 5);
     assert_eq!(of_kind(&events, "turn/end").len(), 7);
@@ -433,11 +436,16 @@ async fn stdout_off_a_terminal_holds_exactly_the_final_answer() {
     .await;
     let scratch = Scratch::new();
     scratch.config("[providers.openai.retry_policy]\ninitial_delay_ms = 10\n");
-    let out = scratch.run_bin(&run_args(&mock.base_url(), "hi"), Some(TEST_KEY)).await;
+    let out = scratch
+        .run_bin(&run_args(&mock.base_url(), "hi"), Some(TEST_KEY))
+        .await;
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "Hello from fake Ollama\n");
     let err = stderr(&out);
-    assert!(err.contains("[partial text of the failed attempt, discarded: Hel"), "{err}");
+    assert!(
+        err.contains("[partial text of the failed attempt, discarded: Hel"),
+        "{err}"
+    );
     assert!(err.contains("NETWORK: llm-retry retry 1"), "{err}");
 }
 
@@ -445,11 +453,24 @@ async fn stdout_off_a_terminal_holds_exactly_the_final_answer() {
 async fn a_preset_without_a_default_model_needs_the_flag() {
     let scratch = Scratch::new();
     let out = scratch
-        .run_bin(&["run", "--provider", "openai-compatible", "--base-url", "http://127.0.0.1:9/v1", "hi"], None)
+        .run_bin(
+            &[
+                "run",
+                "--provider",
+                "openai-compatible",
+                "--base-url",
+                "http://127.0.0.1:9/v1",
+                "hi",
+            ],
+            None,
+        )
         .await;
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let err = stderr(&out);
-    assert!(err.contains("no default model") && err.contains("--model"), "{err}");
+    assert!(
+        err.contains("no default model") && err.contains("--model"),
+        "{err}"
+    );
 }
 
 #[tokio::test]
@@ -458,6 +479,9 @@ async fn run_help_lists_every_preset() {
     assert!(out.status.success());
     let help = stdout(&out);
     for preset in dsh_host::config::PRESETS {
-        assert!(help.contains(preset), "{preset} missing from run --help:\n{help}");
+        assert!(
+            help.contains(preset),
+            "{preset} missing from run --help:\n{help}"
+        );
     }
 }

@@ -13,9 +13,9 @@ use dsh_host::config::{self, ProviderConfig};
 use dsh_host::engine::{GuestEngine, GuestLimits};
 use dsh_host::failure::LlmFailure;
 use dsh_host::guests::GuestSource;
-use dsh_host::store::SessionStore;
 use dsh_host::recovery::Recovery;
 use dsh_host::session::{Session, SessionDeps, TurnError};
+use dsh_host::store::SessionStore;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -24,7 +24,11 @@ fn engine() -> GuestEngine {
     GuestEngine::new(Some(shared_cache_dir())).unwrap()
 }
 
-async fn builtin(engine: &GuestEngine, name: &str, limits: impl FnOnce(&mut GuestLimits)) -> Arc<Adapter> {
+async fn builtin(
+    engine: &GuestEngine,
+    name: &str,
+    limits: impl FnOnce(&mut GuestLimits),
+) -> Arc<Adapter> {
     let source = dsh_host::guests::builtin_adapter(name).unwrap();
     let mut l = GuestLimits::default_for(&source);
     limits(&mut l);
@@ -56,7 +60,10 @@ async fn attempt(p: &Provider) -> Result<Completion, LlmFailure> {
 /// An OpenAI stream of `n` one-word events, `delay_ms` apart: each event its own network read.
 fn slow_stream(n: usize, delay_ms: u64) -> String {
     let words: Vec<String> = (0..n).map(|i| format!("\"w{i} \"")).collect();
-    format!(r#"{{"steps":[{{"completion":{{"text":[{}],"delay_ms":{delay_ms}}}}}]}}"#, words.join(","))
+    format!(
+        r#"{{"steps":[{{"completion":{{"text":[{}],"delay_ms":{delay_ms}}}}}]}}"#,
+        words.join(",")
+    )
 }
 
 // ---- 1. the CPU budget counts the guest's own execution of one call -----------------------------
@@ -68,7 +75,10 @@ fn slow_stream(n: usize, delay_ms: u64) -> String {
 #[tokio::test]
 async fn a_long_slow_stream_completes_within_a_small_per_call_budget() {
     let engine = engine();
-    let adapter = builtin(&engine, "openai", |l| l.call_deadline = Duration::from_millis(100)).await;
+    let adapter = builtin(&engine, "openai", |l| {
+        l.call_deadline = Duration::from_millis(100)
+    })
+    .await;
     let mock = mock(&slow_stream(300, 6)).await;
     let p = Provider::new(provider_config(&mock.base_url(), "m"), adapter, None).unwrap();
     let mut reads = 0;
@@ -79,7 +89,11 @@ async fn a_long_slow_stream_completes_within_a_small_per_call_budget() {
     })
     .await
     .unwrap_or_else(|f| panic!("the stream must complete: {f}"));
-    assert!(done.text.starts_with("w0 w1 ") && done.text.ends_with("w299 "), "{:.80}", done.text);
+    assert!(
+        done.text.starts_with("w0 w1 ") && done.text.ends_with("w299 "),
+        "{:.80}",
+        done.text
+    );
     // The reads really were spread out (else the test proves nothing): far more than the budget's ticks.
     assert!(reads > 100, "only {reads} separate reads");
 }
@@ -97,8 +111,16 @@ async fn a_guest_looping_inside_one_call_still_faults_within_its_budget() {
     let started = Instant::now();
     let f = attempt(&p).await.unwrap_err();
     assert_eq!(f.code, "ADAPTER_FAULT");
-    assert!(f.message.contains("exceeded its CPU time limit per call"), "{}", f.message);
-    assert!(started.elapsed() < Duration::from_secs(5), "stopped near its 100 ms budget, not later: {:?}", started.elapsed());
+    assert!(
+        f.message.contains("exceeded its CPU time limit per call"),
+        "{}",
+        f.message
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "stopped near its 100 ms budget, not later: {:?}",
+        started.elapsed()
+    );
 }
 
 /// While no guest runs, the epoch ticker sleeps: an idle host is not woken 200 times a second.
@@ -110,7 +132,11 @@ async fn the_epoch_ticker_sleeps_while_no_guest_runs() {
     tokio::time::sleep(Duration::from_millis(20)).await;
     let before = engine.ticker().ticks();
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert!(engine.ticker().ticks() - before <= 1, "{} ticks while idle", engine.ticker().ticks() - before);
+    assert!(
+        engine.ticker().ticks() - before <= 1,
+        "{} ticks while idle",
+        engine.ticker().ticks() - before
+    );
     // And it runs while a guest does (a looping guest needs it to be stopped at all).
     drop(adapter);
     let looping = {
@@ -123,7 +149,10 @@ async fn the_epoch_ticker_sleeps_while_no_guest_runs() {
     let p = Provider::new(provider_config(&mock.base_url(), "loop"), looping, None).unwrap();
     let before = engine.ticker().ticks();
     assert_eq!(attempt(&p).await.unwrap_err().code, "ADAPTER_FAULT");
-    assert!(engine.ticker().ticks() - before >= 10, "the ticker ran during the call");
+    assert!(
+        engine.ticker().ticks() - before >= 10,
+        "the ticker ran during the call"
+    );
 }
 
 // ---- 2. the watchdog counts progress, not bytes -------------------------------------------------
@@ -145,8 +174,16 @@ async fn pings_do_not_keep_a_stalled_stream_alive() {
     let started = Instant::now();
     let f = attempt(&p).await.unwrap_err();
     assert_eq!(f.code, "TIMEOUT", "{f}");
-    assert!(f.message.contains("no progress") && f.message.contains("500 ms"), "{}", f.message);
-    assert!(started.elapsed() < Duration::from_millis(2500), "timed out while the pings went on: {:?}", started.elapsed());
+    assert!(
+        f.message.contains("no progress") && f.message.contains("500 ms"),
+        "{}",
+        f.message
+    );
+    assert!(
+        started.elapsed() < Duration::from_millis(2500),
+        "timed out while the pings went on: {:?}",
+        started.elapsed()
+    );
 }
 
 /// The same with SSE comments (`: keepalive`, as OpenRouter and proxies send them) for 15 s against
@@ -165,7 +202,11 @@ async fn keepalive_comments_do_not_keep_a_stalled_stream_alive() {
     let started = Instant::now();
     let f = attempt(&p).await.unwrap_err();
     assert_eq!(f.code, "TIMEOUT", "{f}");
-    assert!(started.elapsed() < Duration::from_millis(2500), "timed out while the comments went on: {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_millis(2500),
+        "timed out while the comments went on: {:?}",
+        started.elapsed()
+    );
 }
 
 /// A fake provider on a raw socket that sends `head`, then `body` one byte every `every`.
@@ -173,7 +214,9 @@ async fn dripping_provider(head: &'static str, body: &'static str, every: Durati
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/v1", listener.local_addr().unwrap());
     tokio::spawn(async move {
-        let Ok((mut socket, _)) = listener.accept().await else { return };
+        let Ok((mut socket, _)) = listener.accept().await else {
+            return;
+        };
         let mut buf = [0u8; 4096];
         let _ = socket.read(&mut buf).await;
         let head = head.replace("{len}", &body.len().to_string());
@@ -207,7 +250,11 @@ async fn an_error_body_that_drips_is_read_within_the_idle_timeout() {
     let f = attempt(&p).await.unwrap_err();
     assert_eq!(f.code, "AUTH", "{f}");
     assert_eq!(f.status, Some(401));
-    assert!(started.elapsed() < Duration::from_secs(3), "the dripping body held the attempt {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "the dripping body held the attempt {:?}",
+        started.elapsed()
+    );
 }
 
 /// A stream that drips real content slowly (each token within the idle time) is progress: it completes.
@@ -231,8 +278,17 @@ fn assert_no_key(text: &str, what: &str) {
     let reversed: String = KEY.chars().rev().collect();
     let spaced: String = KEY.chars().flat_map(|c| [c, ' ']).collect();
     let hex: String = KEY.bytes().map(|b| format!("{b:02x}")).collect();
-    for (form, needle) in [("verbatim", KEY), ("reversed", &reversed), ("spaced", &spaced), ("hex", &hex), ("tail", "Jc4")] {
-        assert!(!text.contains(needle), "{what} holds the key ({form}): {text:.400}");
+    for (form, needle) in [
+        ("verbatim", KEY),
+        ("reversed", &reversed),
+        ("spaced", &spaced),
+        ("hex", &hex),
+        ("tail", "Jc4"),
+    ] {
+        assert!(
+            !text.contains(needle),
+            "{what} holds the key ({form}): {text:.400}"
+        );
     }
 }
 
@@ -255,25 +311,56 @@ async fn a_provider_echoing_the_key_in_a_401_body_and_headers_never_hands_it_to_
     .await;
     let p = echo_provider(hostile(&engine()).await, &mock.base_url());
     let f = attempt(&p).await.unwrap_err();
-    assert!(f.message.contains("Incorrect API key provided: [redacted]"), "the guest saw the body: {:.300}", f.message);
+    assert!(
+        f.message.contains("Incorrect API key provided: [redacted]"),
+        "the guest saw the body: {:.300}",
+        f.message
+    );
     assert_no_key(&f.message, "the failure message");
     assert_no_key(f.request_id.as_deref().unwrap_or(""), "the request id");
-    assert!(!f.message.contains(&basic[8..30]), "the base64 form reached the guest: {:.400}", f.message);
+    assert!(
+        !f.message.contains(&basic[8..30]),
+        "the base64 form reached the guest: {:.400}",
+        f.message
+    );
 }
 
 #[tokio::test]
 async fn a_200_stream_echoing_the_key_never_hands_it_to_the_guest_even_split_across_reads() {
-    let event = |text: &str| format!(r#"{{"data":{{"choices":[{{"index":0,"delta":{{"content":"{text}"}},"finish_reason":null}}]}}}}"#);
-    let events = [event(&format!("your header was Bearer {KEY} ok")), event("done")].join(",");
+    let event = |text: &str| {
+        format!(
+            r#"{{"data":{{"choices":[{{"index":0,"delta":{{"content":"{text}"}},"finish_reason":null}}]}}}}"#
+        )
+    };
+    let events = [
+        event(&format!("your header was Bearer {KEY} ok")),
+        event("done"),
+    ]
+    .join(",");
     // The key's position in the body, so that the provider pauses (a separate read) in its middle.
-    let prefix = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"your header was Bearer ";
+    let prefix =
+        "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"your header was Bearer ";
     let middle = prefix.len() + KEY.len() / 2;
-    for stall in [None, Some(middle), Some(prefix.len() + 1), Some(prefix.len() + KEY.len() - 1)] {
-        let stall = stall.map(|b| format!(r#","stall_after_bytes":{{"bytes":{b},"ms":120}}"#)).unwrap_or_default();
-        let mock = mock(&format!(r#"{{"steps":[{{"events":[{events}],"done":true{stall}}}]}}"#)).await;
+    for stall in [
+        None,
+        Some(middle),
+        Some(prefix.len() + 1),
+        Some(prefix.len() + KEY.len() - 1),
+    ] {
+        let stall = stall
+            .map(|b| format!(r#","stall_after_bytes":{{"bytes":{b},"ms":120}}"#))
+            .unwrap_or_default();
+        let mock = mock(&format!(
+            r#"{{"steps":[{{"events":[{events}],"done":true{stall}}}]}}"#
+        ))
+        .await;
         let p = echo_provider(hostile(&engine()).await, &mock.base_url());
         let done = attempt(&p).await.unwrap();
-        assert!(done.text.contains("your header was Bearer [redacted] ok"), "{stall}: {:.300}", done.text);
+        assert!(
+            done.text.contains("your header was Bearer [redacted] ok"),
+            "{stall}: {:.300}",
+            done.text
+        );
         assert_no_key(&done.text, &format!("the completion ({stall})"));
     }
 }
@@ -288,13 +375,31 @@ async fn the_terminal_and_the_log_never_show_an_echoed_key() {
     let scratch = Scratch::new();
     scratch.config("listeners = []\n");
     let hostile = test_guest("dsh_test_hostile");
-    let args = ["run", "--base-url", &mock.base_url(), "--model", "echo", "--adapter", hostile.to_str().unwrap(), "hi"];
+    let args = [
+        "run",
+        "--base-url",
+        &mock.base_url(),
+        "--model",
+        "echo",
+        "--adapter",
+        hostile.to_str().unwrap(),
+        "hi",
+    ];
     let out = scratch.run_bin(&args, Some(KEY)).await;
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("Incorrect API key provided: [redacted]"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("Incorrect API key provided: [redacted]"),
+        "{}",
+        stderr(&out)
+    );
     assert_no_key(&stdout(&out), "stdout");
     assert_no_key(&stderr(&out), "stderr");
-    let log = std::fs::read_to_string(scratch.sessions().join(format!("{}.jsonl", scratch.only_session_id()))).unwrap();
+    let log = std::fs::read_to_string(
+        scratch
+            .sessions()
+            .join(format!("{}.jsonl", scratch.only_session_id())),
+    )
+    .unwrap();
     assert_no_key(&log, "the session log");
 }
 
@@ -302,9 +407,18 @@ async fn the_terminal_and_the_log_never_show_an_echoed_key() {
 #[tokio::test]
 async fn a_placeholder_key_is_not_redacted_from_text() {
     let mock = mock(r#"{"steps":[{"completion":{"text":["kick ","the ","kettle"]}}]}"#).await;
-    let p = Provider::new(provider_config(&mock.base_url(), "m"), builtin(&engine(), "openai", |_| {}).await, Some("k".into())).unwrap();
+    let p = Provider::new(
+        provider_config(&mock.base_url(), "m"),
+        builtin(&engine(), "openai", |_| {}).await,
+        Some("k".into()),
+    )
+    .unwrap();
     assert_eq!(attempt(&p).await.unwrap().text, "kick the kettle");
-    assert_eq!(mock.requests()[0].header("authorization"), Some("Bearer k"), "it is still sent");
+    assert_eq!(
+        mock.requests()[0].header("authorization"),
+        Some("Bearer k"),
+        "it is still sent"
+    );
 }
 
 // ---- 8. host caps on what a guest returns -------------------------------------------------------
@@ -312,38 +426,68 @@ async fn a_placeholder_key_is_not_redacted_from_text() {
 #[tokio::test]
 async fn a_guest_inventing_100000_tool_calls_faults_at_the_cap() {
     let mock = mock(r#"{"steps":[{"completion":{"text":["x"]}}]}"#).await;
-    let p = Provider::new(provider_config(&mock.base_url(), "many-calls"), hostile(&engine()).await, None).unwrap();
+    let p = Provider::new(
+        provider_config(&mock.base_url(), "many-calls"),
+        hostile(&engine()).await,
+        None,
+    )
+    .unwrap();
     let f = attempt(&p).await.unwrap_err();
     assert_eq!(f.code, "ADAPTER_FAULT");
-    assert!(f.message.starts_with("guest 'hostile'") && f.message.contains("more than 128 tool calls") && f.message.contains("max_tool_calls"), "{}", f.message);
+    assert!(
+        f.message.starts_with("guest 'hostile'")
+            && f.message.contains("more than 128 tool calls")
+            && f.message.contains("max_tool_calls"),
+        "{}",
+        f.message
+    );
 }
 
 #[tokio::test]
 async fn a_guest_returning_more_than_the_completion_cap_faults() {
     let mock = mock(&slow_stream(3, 30)).await;
-    let p = Provider::new(provider_config(&mock.base_url(), "big-completion"), hostile(&engine()).await, None).unwrap();
+    let p = Provider::new(
+        provider_config(&mock.base_url(), "big-completion"),
+        hostile(&engine()).await,
+        None,
+    )
+    .unwrap();
     let f = attempt(&p).await.unwrap_err();
     assert_eq!(f.code, "ADAPTER_FAULT");
-    assert!(f.message.contains("more than 16 MiB of completion") && f.message.contains("max_completion_mb"), "{}", f.message);
+    assert!(
+        f.message.contains("more than 16 MiB of completion")
+            && f.message.contains("max_completion_mb"),
+        "{}",
+        f.message
+    );
 }
 
 /// A listener asking for a wait above its cap is a listener fault (logged and skipped), never a wait.
 #[tokio::test]
 async fn a_listener_delay_above_its_cap_is_a_fault_not_a_wait() {
-    let mock = mock(r#"{"steps":[{"status":500,"body":"{\"error\":{\"message\":\"boom\"}}"}]}"#).await;
+    let mock =
+        mock(r#"{"steps":[{"status":500,"body":"{\"error\":{\"message\":\"boom\"}}"}]}"#).await;
     let scratch = Scratch::new();
     scratch.config(
         "[providers.openai.retry_policy]\ninitial_delay_ms = 60000\nmax_delay_ms = 60000\n\
          [[listeners]]\nname = \"llm-retry\"\nlimits = { max_delay_ms = 1000 }\n",
     );
     let started = Instant::now();
-    let out = scratch.run_bin(&["run", "--base-url", &mock.base_url(), "--model", "m", "hi"], Some(TEST_KEY)).await;
+    let out = scratch
+        .run_bin(
+            &["run", "--base-url", &mock.base_url(), "--model", "m", "hi"],
+            Some(TEST_KEY),
+        )
+        .await;
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(started.elapsed() < Duration::from_secs(30), "it waited");
     let events = scratch.only_session_events();
     let fault = &of_kind(&events, "recovery/listener-fault")[0].data;
     let message = fault["failure"]["message"].as_str().unwrap_or_default();
-    assert!(message.contains("more than the cap max_delay_ms = 1000"), "{fault:?}");
+    assert!(
+        message.contains("more than the cap max_delay_ms = 1000"),
+        "{fault:?}"
+    );
     assert!(of_kind(&events, "llm/retry").is_empty());
 }
 
@@ -352,7 +496,14 @@ async fn a_listener_delay_above_its_cap_is_a_fault_not_a_wait() {
 #[tokio::test]
 async fn an_abort_ends_its_turn_only() {
     let mock = mock(r#"{"steps":[{"completion":{"text":["late"]},"stall_before_headers_ms":3000},{"completion":{"text":["second ","turn"]}}]}"#).await;
-    let p = Arc::new(Provider::new(provider_config(&mock.base_url(), "m"), builtin(&engine(), "openai", |_| {}).await, None).unwrap());
+    let p = Arc::new(
+        Provider::new(
+            provider_config(&mock.base_url(), "m"),
+            builtin(&engine(), "openai", |_| {}).await,
+            None,
+        )
+        .unwrap(),
+    );
     let scratch = Scratch::new();
     let store = SessionStore::open(&scratch.sessions()).unwrap();
     let deps = SessionDeps::new(p, Arc::new(Recovery::new(vec![], Some(1))));
@@ -362,9 +513,14 @@ async fn an_abort_ends_its_turn_only() {
         tokio::time::sleep(Duration::from_millis(100)).await;
         abort.abort();
     });
-    let Err(TurnError::Failed(f)) = session.run_turn("first", &mut |_| {}).await else { panic!("expected ABORTED") };
+    let Err(TurnError::Failed(f)) = session.run_turn("first", &mut |_| {}).await else {
+        panic!("expected ABORTED")
+    };
     assert_eq!(f.code, "ABORTED");
-    let second = session.run_turn("second", &mut |_| {}).await.expect("the next turn runs");
+    let second = session
+        .run_turn("second", &mut |_| {})
+        .await
+        .expect("the next turn runs");
     assert_eq!(second.text, "second turn");
 }
 
@@ -381,11 +537,19 @@ async fn a_provider_side_abort_is_retried_as_a_provider_failure() {
     .await;
     let scratch = Scratch::new();
     scratch.config("[providers.openai.retry_policy]\ninitial_delay_ms = 10\n");
-    let out = scratch.run_bin(&["run", "--base-url", &mock.base_url(), "--model", "m", "hi"], Some(TEST_KEY)).await;
+    let out = scratch
+        .run_bin(
+            &["run", "--base-url", &mock.base_url(), "--model", "m", "hi"],
+            Some(TEST_KEY),
+        )
+        .await;
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "Hello\n");
     let events = scratch.only_session_events();
-    let retried: Vec<&str> = of_kind(&events, "llm/retry").iter().map(|e| e.data["code"].as_str().unwrap()).collect();
+    let retried: Vec<&str> = of_kind(&events, "llm/retry")
+        .iter()
+        .map(|e| e.data["code"].as_str().unwrap())
+        .collect();
     assert_eq!(retried, ["SERVER_ERROR"]);
 }
 
@@ -407,16 +571,28 @@ async fn anthropic_pings_are_no_progress_but_a_thinking_block_is() {
 
     let pings = vec![ping; 30].join(",");
     let mock1 = mock(&format!(r#"{{"steps":[{{"events":[{start},{pings}]}}]}}"#)).await;
-    let p = Provider::new(anthropic(&mock1.base_url()), adapter.clone(), Some(TEST_KEY.into())).unwrap();
+    let p = Provider::new(
+        anthropic(&mock1.base_url()),
+        adapter.clone(),
+        Some(TEST_KEY.into()),
+    )
+    .unwrap();
     let f = attempt(&p).await.unwrap_err();
     assert_eq!(f.code, "TIMEOUT", "{f}");
 
     // Two pings, then a thinking block 350 ms after the head, then pings again: the block restarted
     // the timer, so the stream lives past the 500 ms it had from the head (to about 850 ms), then stalls.
-    let mock2 = mock(&format!(r#"{{"steps":[{{"events":[{start},{ping},{ping},{thinking},{pings}]}}]}}"#)).await;
+    let mock2 = mock(&format!(
+        r#"{{"steps":[{{"events":[{start},{ping},{ping},{thinking},{pings}]}}]}}"#
+    ))
+    .await;
     let p = Provider::new(anthropic(&mock2.base_url()), adapter, Some(TEST_KEY.into())).unwrap();
     let started = Instant::now();
     let f = attempt(&p).await.unwrap_err();
     assert_eq!(f.code, "TIMEOUT", "{f}");
-    assert!(started.elapsed() > Duration::from_millis(700), "the thinking block was progress: {:?}", started.elapsed());
+    assert!(
+        started.elapsed() > Duration::from_millis(700),
+        "the thinking block was progress: {:?}",
+        started.elapsed()
+    );
 }

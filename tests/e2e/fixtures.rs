@@ -36,9 +36,10 @@ async fn every_openai_and_deepseek_fixture_gets_its_canonical_failure() {
 
     let engine = GuestEngine::new(Some(shared_cache_dir())).unwrap();
     let source = dsh_host::guests::builtin_adapter("openai").unwrap();
-    let adapter = dsh_host::adapter::Adapter::load(&engine, &source, GuestLimits::default_for(&source))
-    .await
-    .unwrap();
+    let adapter =
+        dsh_host::adapter::Adapter::load(&engine, &source, GuestLimits::default_for(&source))
+            .await
+            .unwrap();
     let mut cfg = config::preset("openai").unwrap();
     cfg.base_url = mock.base_url();
     let provider = Provider::new(cfg, Arc::new(adapter), Some(TEST_KEY.into())).unwrap();

@@ -1185,7 +1185,8 @@ async fn metrics_count_attempts_retries_and_fallbacks_by_the_provider_that_made_
 // ---- generation options (dsh:llm@0.2.0) -------------------------------------------------------
 
 #[tokio::test]
-async fn generation_options_and_images_reach_the_provider_and_a_0_1_adapter_refuses_them_with_a_400() {
+async fn generation_options_and_images_reach_the_provider_and_a_0_1_adapter_refuses_them_with_a_400()
+ {
     // One gateway, two routes: `new` on the built-in OpenAI adapter (0.2.0), `old` on an adapter
     // built against dsh:llm@0.1.0, which cannot carry top_p.
     let upstream = mock(&script(&[completion(&["{\"ok\":true}"])])).await;
@@ -1198,10 +1199,15 @@ async fn generation_options_and_images_reach_the_provider_and_a_0_1_adapter_refu
         upstream_toml("up", "openai-compatible", &upstream.base_url(), 0, 10),
         upstream_toml("old", "openai-compatible", &old_upstream.base_url(), 0, 10).replace(
             "[providers.old.retry_policy]",
-            &format!("adapter = {:?}\n[providers.old.retry_policy]", v0_1.to_str().unwrap())
+            &format!(
+                "adapter = {:?}\n[providers.old.retry_policy]",
+                v0_1.to_str().unwrap()
+            )
         ),
     ));
-    let gw = scratch.start_gateway(&["--allow-unauthenticated"], &[]).await;
+    let gw = scratch
+        .start_gateway(&["--allow-unauthenticated"], &[])
+        .await;
     let body = |model: &str| {
         json!({
             "model": model,
@@ -1222,18 +1228,39 @@ async fn generation_options_and_images_reach_the_provider_and_a_0_1_adapter_refu
     assert_eq!(sent["top_p"], 0.5, "{sent}");
     assert_eq!(sent["stop"], json!(["END", "STOP"]), "{sent}");
     assert_eq!(sent["response_format"]["type"], "json_schema", "{sent}");
-    assert_eq!(sent["response_format"]["json_schema"]["name"], "answer", "{sent}");
-    assert_eq!(sent["response_format"]["json_schema"]["strict"], true, "{sent}");
+    assert_eq!(
+        sent["response_format"]["json_schema"]["name"], "answer",
+        "{sent}"
+    );
+    assert_eq!(
+        sent["response_format"]["json_schema"]["strict"], true,
+        "{sent}"
+    );
     let parts = &sent["messages"][0]["content"];
     assert_eq!(parts[0]["text"], "Describe", "{sent}");
-    assert_eq!(parts[1]["image_url"]["url"], "data:image/png;base64,iVBORw0KGgo=", "{sent}");
+    assert_eq!(
+        parts[1]["image_url"]["url"], "data:image/png;base64,iVBORw0KGgo=",
+        "{sent}"
+    );
 
     let refused = post(&gw, None, &[], body("old")).await;
     assert_eq!(refused.status, 400, "{}", refused.body);
-    assert_eq!(refused.header("x-dsh-failure-code"), Some("INVALID_REQUEST"));
-    let message = refused.json()["error"]["message"].as_str().unwrap().to_string();
-    assert!(message.contains("v0.1-adapter") && message.contains("0.1.0"), "{message}");
-    assert!(old_upstream.requests().is_empty(), "a request the adapter cannot carry was sent");
+    assert_eq!(
+        refused.header("x-dsh-failure-code"),
+        Some("INVALID_REQUEST")
+    );
+    let message = refused.json()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        message.contains("v0.1-adapter") && message.contains("0.1.0"),
+        "{message}"
+    );
+    assert!(
+        old_upstream.requests().is_empty(),
+        "a request the adapter cannot carry was sent"
+    );
 }
 
 /// Anthropic's signed thinking blocks must go back with the tool-use turn that followed them. The
@@ -1242,36 +1269,63 @@ async fn generation_options_and_images_reach_the_provider_and_a_0_1_adapter_refu
 #[tokio::test]
 async fn thinking_signatures_round_trip_through_the_client_as_extra_content() {
     use crate::contract::anthropic_stream;
-    let thinking = json!({"type": "thinking", "thinking": "The clock knows.", "signature": "sig-one"});
+    let thinking =
+        json!({"type": "thinking", "thinking": "The clock knows.", "signature": "sig-one"});
     let call = json!({"type": "tool_use", "id": "toolu_1", "name": "clock"});
-    let upstream = mock(&json!({"steps": [
-        anthropic_stream(&[thinking.clone(), call], "tool_use"),
-        anthropic_stream(&[json!({"type": "text", "text": "It is noon."})], "end_turn"),
-    ]}).to_string())
+    let upstream = mock(
+        &json!({"steps": [
+            anthropic_stream(&[thinking.clone(), call], "tool_use"),
+            anthropic_stream(&[json!({"type": "text", "text": "It is noon."})], "end_turn"),
+        ]})
+        .to_string(),
+    )
     .await;
     let scratch = Scratch::new();
     scratch.config(&format!(
         "{}[gateway]\ndefault_provider = \"claude\"\n",
         upstream_toml("claude", "anthropic", &upstream.base_url(), 0, 10)
     ));
-    let gw = scratch.start_gateway(&["--allow-unauthenticated"], &[]).await;
+    let gw = scratch
+        .start_gateway(&["--allow-unauthenticated"], &[])
+        .await;
     let tools = json!([{"type": "function", "function": {"name": "clock", "parameters": {"type": "object"}}}]);
     let user = json!({"role": "user", "content": "What time is it?"});
 
-    let first = post(&gw, None, &[], json!({"model": "claude-test", "messages": [user], "tools": tools}).to_string()).await;
+    let first = post(
+        &gw,
+        None,
+        &[],
+        json!({"model": "claude-test", "messages": [user], "tools": tools}).to_string(),
+    )
+    .await;
     assert_eq!(first.status, 200, "{}", first.body);
     let message = first.json()["choices"][0]["message"].clone();
     assert_eq!(message["tool_calls"][0]["id"], "toolu_1", "{message}");
-    assert!(message["extra_content"]["dsh"]["provider_data"].as_str().is_some_and(|d| d.contains("sig-one")), "{message}");
+    assert!(
+        message["extra_content"]["dsh"]["provider_data"]
+            .as_str()
+            .is_some_and(|d| d.contains("sig-one")),
+        "{message}"
+    );
 
     let tool = json!({"role": "tool", "tool_call_id": "toolu_1", "content": "12:00"});
-    let second = post(&gw, None, &[], json!({"model": "claude-test", "messages": [user, message, tool], "tools": tools}).to_string()).await;
+    let second = post(
+        &gw,
+        None,
+        &[],
+        json!({"model": "claude-test", "messages": [user, message, tool], "tools": tools})
+            .to_string(),
+    )
+    .await;
     assert_eq!(second.status, 200, "{}", second.body);
     assert_eq!(second.text(), "It is noon.");
     let sent = upstream.requests()[1].body_json().unwrap();
     let assistant = &sent["messages"][1];
     assert_eq!(assistant["role"], "assistant", "{sent}");
-    assert_eq!(assistant["content"][0], thinking, "the signed thinking block goes back first: {sent}");
+    assert_eq!(
+        assistant["content"][0], thinking,
+        "the signed thinking block goes back first: {sent}"
+    );
     assert_eq!(assistant["content"][1]["type"], "tool_use", "{sent}");
 }
 
@@ -1281,27 +1335,57 @@ async fn a_429_holds_the_other_sessions_of_the_process_no_longer_than_their_poli
     // for 3 s, beyond the policy's max_delay_ms (1 s): that request gives up (429 to its client), and
     // the next request, another conversation on the same key and model, is held by the cool-down,
     // but for the policy's 1 s, not the provider's 3 s.
-    let mock = mock(&script(&[rate_limited(Some("3")), completion(&["held, then sent"])])).await;
+    let mock = mock(&script(&[
+        rate_limited(Some("3")),
+        completion(&["held, then sent"]),
+    ]))
+    .await;
     let scratch = Scratch::new();
     scratch.config(&format!(
         "{}max_delay_ms = 1000\n[gateway]\ndefault_provider = \"up\"\n",
         upstream_toml("up", "openai-compatible", &mock.base_url(), 3, 100)
     ));
-    let gw = scratch.start_gateway(&["--allow-unauthenticated"], &[]).await;
+    let gw = scratch
+        .start_gateway(&["--allow-unauthenticated"], &[])
+        .await;
     let first = post(&gw, None, &[], chat("first", false)).await;
     assert_eq!(first.status, 429, "{}", first.body);
     let second = post(&gw, None, &[], chat("second", false)).await;
-    assert_eq!((second.status, second.text().as_str()), (200, "held, then sent"), "{}", second.body);
+    assert_eq!(
+        (second.status, second.text().as_str()),
+        (200, "held, then sent"),
+        "{}",
+        second.body
+    );
 
     let events = scratch.session_events(&second.session());
     let held = of_kind(&events, "llm/cooldown");
     assert_eq!(held.len(), 1, "{}", timeline(&events));
-    assert_eq!(held[0].data["wait_ms"], 1000, "bounded by max_delay_ms: {}", timeline(&events));
-    assert!(held[0].data["remaining_ms"].as_u64().unwrap() > 1000, "{}", timeline(&events));
+    assert_eq!(
+        held[0].data["wait_ms"],
+        1000,
+        "bounded by max_delay_ms: {}",
+        timeline(&events)
+    );
+    assert!(
+        held[0].data["remaining_ms"].as_u64().unwrap() > 1000,
+        "{}",
+        timeline(&events)
+    );
     let requests = mock.requests();
     assert_eq!(requests.len(), 2);
-    let gap = requests[1].received.duration_since(requests[0].received).unwrap();
-    assert!(gap >= Duration::from_millis(1000) && gap < Duration::from_millis(2900), "held for the cap, not the 3 s: {gap:?}");
+    let gap = requests[1]
+        .received
+        .duration_since(requests[0].received)
+        .unwrap();
+    assert!(
+        gap >= Duration::from_millis(1000) && gap < Duration::from_millis(2900),
+        "held for the cap, not the 3 s: {gap:?}"
+    );
     let first_events = scratch.session_events(&first.session());
-    assert!(of_kind(&first_events, "llm/cooldown").is_empty(), "{}", timeline(&first_events));
+    assert!(
+        of_kind(&first_events, "llm/cooldown").is_empty(),
+        "{}",
+        timeline(&first_events)
+    );
 }

@@ -461,17 +461,28 @@ async fn sdk_reaches_an_anthropic_upstream() {
 #[tokio::test]
 async fn sdk_sends_anthropic_thinking_back_with_the_message_it_got() {
     use crate::contract::anthropic_stream;
-    let thinking = json!({"type": "thinking", "thinking": "The clock knows.", "signature": "sig-one"});
+    let thinking =
+        json!({"type": "thinking", "thinking": "The clock knows.", "signature": "sig-one"});
     let mock = mock(&json!({"steps": [
         anthropic_stream(&[thinking.clone(), json!({"type": "tool_use", "id": "toolu_1", "name": "clock"})], "tool_use"),
         anthropic_stream(&[json!({"type": "text", "text": "It is noon."})], "end_turn"),
     ]}).to_string())
     .await;
-    let s = scenario(&upstream_toml("anthropic", "anthropic", &mock.base_url(), 0, 10), "").await;
+    let s = scenario(
+        &upstream_toml("anthropic", "anthropic", &mock.base_url(), 0, 10),
+        "",
+    )
+    .await;
     s.pytest("thinking_round_trip").await;
     let second = mock.requests()[1].body_json().unwrap();
-    assert_eq!(second["messages"][1]["content"][0], thinking, "the SDK sent the signed thinking back: {second}");
-    assert_eq!(second["messages"][1]["content"][1]["id"], "toolu_1", "{second}");
+    assert_eq!(
+        second["messages"][1]["content"][0], thinking,
+        "the SDK sent the signed thinking back: {second}"
+    );
+    assert_eq!(
+        second["messages"][1]["content"][1]["id"], "toolu_1",
+        "{second}"
+    );
 }
 
 #[tokio::test]

@@ -62,12 +62,28 @@ async fn a_core_module_is_refused_naming_the_fix() {
     let core = scratch.dir.path().join("core-module.wasm");
     // The smallest valid core module: magic and version 1, no sections.
     std::fs::write(&core, b"\0asm\x01\x00\x00\x00").unwrap();
-    let args = ["run", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--adapter", core.to_str().unwrap(), "hi"];
+    let args = [
+        "run",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--model",
+        "m",
+        "--adapter",
+        core.to_str().unwrap(),
+        "hi",
+    ];
     let out = scratch.run_bin(&args, Some(TEST_KEY)).await;
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
-    assert!(err.contains("core-module.wasm") && err.contains("core WebAssembly module, not a component"), "{err}");
-    assert!(err.contains("wasm-tools component new") && err.contains("wasm32-wasip2"), "{err}");
+    assert!(
+        err.contains("core-module.wasm")
+            && err.contains("core WebAssembly module, not a component"),
+        "{err}"
+    );
+    assert!(
+        err.contains("wasm-tools component new") && err.contains("wasm32-wasip2"),
+        "{err}"
+    );
 }
 
 #[tokio::test]
@@ -90,7 +106,10 @@ async fn a_component_of_another_world_is_refused_naming_what_is_missing() {
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
     assert!(err.contains("dsh_test_wrong_world.wasm"), "{err}");
-    assert!(err.contains("must export dsh:llm/adapter@0.2.0") && err.contains("@0.1.0"), "{err}");
+    assert!(
+        err.contains("must export dsh:llm/adapter@0.2.0") && err.contains("@0.1.0"),
+        "{err}"
+    );
     assert!(
         err.contains("greet"),
         "it says what the component does export: {err}"
@@ -156,7 +175,9 @@ async fn compiled_code_is_cached_and_a_corrupt_cache_entry_is_recompiled() {
     let cache = tempfile::tempdir().unwrap();
     let source = GuestSource::file(&test_guest("dsh_guest_openai"));
     let engine = GuestEngine::new(Some(cache.path().to_path_buf())).unwrap();
-    Adapter::load(&engine, &source, GuestLimits::default_for(&source)).await.unwrap();
+    Adapter::load(&engine, &source, GuestLimits::default_for(&source))
+        .await
+        .unwrap();
     // Beside the entries: the cache's key (see the e2e tests in on_disk.rs for what it guards).
     let entries: Vec<_> = std::fs::read_dir(cache.path())
         .unwrap()
@@ -172,13 +193,17 @@ async fn compiled_code_is_cached_and_a_corrupt_cache_entry_is_recompiled() {
 
     // A second engine (a second start) loads the cached code.
     let engine2 = GuestEngine::new(Some(cache.path().to_path_buf())).unwrap();
-    let adapter = Adapter::load(&engine2, &source, GuestLimits::default_for(&source)).await.unwrap();
+    let adapter = Adapter::load(&engine2, &source, GuestLimits::default_for(&source))
+        .await
+        .unwrap();
     assert_eq!(adapter.name(), "openai");
 
     // A corrupt entry is replaced, not fatal.
     std::fs::write(&entries[0], b"corrupt").unwrap();
     let engine3 = GuestEngine::new(Some(cache.path().to_path_buf())).unwrap();
-    Adapter::load(&engine3, &source, GuestLimits::default_for(&source)).await.unwrap();
+    Adapter::load(&engine3, &source, GuestLimits::default_for(&source))
+        .await
+        .unwrap();
     assert!(
         std::fs::read(&entries[0]).unwrap().len() > 1000,
         "the entry was rewritten"

@@ -181,7 +181,10 @@ fn check_component(wasm: &Path, listener_config: Option<&str>) {
         out.status,
         stderr(&out)
     );
-    assert!(report.contains("pass"), "a report with passing cases: {report}");
+    assert!(
+        report.contains("pass"),
+        "a report with passing cases: {report}"
+    );
 }
 
 /// An adapter project: generated, tested, built, and run with `--adapter` against its mock script

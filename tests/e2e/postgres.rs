@@ -58,33 +58,60 @@ struct TestDb {
 
 async fn test_db() -> TestDb {
     static NEXT: AtomicU32 = AtomicU32::new(0);
-    let name = format!("dsh_test_{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-    connect(None).await.batch_execute(&format!("CREATE DATABASE {name}")).await.unwrap();
-    TestDb { url: with_database(&cluster_url(), &name), name }
+    let name = format!(
+        "dsh_test_{}_{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    );
+    connect(None)
+        .await
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .await
+        .unwrap();
+    TestDb {
+        url: with_database(&cluster_url(), &name),
+        name,
+    }
 }
 
 /// The binary with the scratch environment and its sessions in `db`.
-fn command(scratch: &Scratch, db: &TestDb, args: &[&str], key: Option<&str>) -> tokio::process::Command {
+fn command(
+    scratch: &Scratch,
+    db: &TestDb,
+    args: &[&str],
+    key: Option<&str>,
+) -> tokio::process::Command {
     let mut cmd = scratch.command(args, key);
     cmd.env("DSH_SESSIONS_URL", &db.url);
     cmd
 }
 
 async fn run_bin(scratch: &Scratch, db: &TestDb, args: &[&str], key: Option<&str>) -> Output {
-    command(scratch, db, args, key).output().await.expect("dsh-host runs")
+    command(scratch, db, args, key)
+        .output()
+        .await
+        .expect("dsh-host runs")
 }
 
 /// The store as the binary opens it (off the test's runtime: its calls block).
-async fn with_store<T: Send + 'static>(db: &TestDb, work: impl FnOnce(&PgStore) -> T + Send + 'static) -> T {
+async fn with_store<T: Send + 'static>(
+    db: &TestDb,
+    work: impl FnOnce(&PgStore) -> T + Send + 'static,
+) -> T {
     let url = db.url.clone();
-    tokio::task::spawn_blocking(move || work(&PgStore::connect(&url, Duration::from_secs(30)).unwrap()))
-        .await
-        .unwrap()
+    tokio::task::spawn_blocking(move || {
+        work(&PgStore::connect(&url, Duration::from_secs(30)).unwrap())
+    })
+    .await
+    .unwrap()
 }
 
 async fn events(db: &TestDb, id: &str) -> Vec<Event> {
     let id = id.to_string();
-    with_store(db, move |s| s.read(&id).unwrap_or_else(|e| panic!("{e:#}")).events).await
+    with_store(db, move |s| {
+        s.read(&id).unwrap_or_else(|e| panic!("{e:#}")).events
+    })
+    .await
 }
 
 async fn ids(db: &TestDb) -> Vec<String> {
@@ -111,7 +138,10 @@ fn seqs(events: &[Event]) -> Vec<u64> {
 }
 
 fn json_events(out: &Output) -> Vec<Event> {
-    stdout(out).lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect()
+    stdout(out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
 }
 
 #[tokio::test]
@@ -119,10 +149,23 @@ async fn a_run_kept_in_postgres_is_read_back_by_log_listed_and_pruned_and_writes
     let db = test_db().await;
     let mock = mock(&script_of(&[&ok("Hello from the database")])).await;
     let scratch = Scratch::new();
-    let out = run_bin(&scratch, &db, &["run", "--base-url", &mock.base_url(), "hi"], Some(TEST_KEY)).await;
+    let out = run_bin(
+        &scratch,
+        &db,
+        &["run", "--base-url", &mock.base_url(), "hi"],
+        Some(TEST_KEY),
+    )
+    .await;
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).contains("Hello from the database"), "{}", stdout(&out));
-    assert!(!scratch.sessions().exists(), "nothing goes to the sessions directory");
+    assert!(
+        stdout(&out).contains("Hello from the database"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        !scratch.sessions().exists(),
+        "nothing goes to the sessions directory"
+    );
 
     let [id] = ids(&db).await.try_into().unwrap();
     let stored = events(&db, &id).await;
@@ -131,7 +174,10 @@ async fn a_run_kept_in_postgres_is_read_back_by_log_listed_and_pruned_and_writes
     assert_eq!(seqs(&stored), (1..=stored.len() as u64).collect::<Vec<_>>());
 
     // `log` (by id and --last) prints what the database holds.
-    for args in [vec!["log", "--json", id.as_str()], vec!["log", "--last", "--json"]] {
+    for args in [
+        vec!["log", "--json", id.as_str()],
+        vec!["log", "--last", "--json"],
+    ] {
         let out = run_bin(&scratch, &db, &args, None).await;
         assert!(out.status.success(), "{args:?}: {}", stderr(&out));
         assert_eq!(json_events(&out), stored, "{args:?}");
@@ -141,27 +187,72 @@ async fn a_run_kept_in_postgres_is_read_back_by_log_listed_and_pruned_and_writes
     let out = run_bin(&scratch, &db, &["sessions", "list", "--json"], None).await;
     assert!(out.status.success(), "{}", stderr(&out));
     let listed: serde_json::Value = serde_json::from_str(stdout(&out).trim()).unwrap();
-    assert_eq!((listed["id"].as_str(), listed["outcome"].as_str()), (Some(id.as_str()), Some("completed")), "{listed}");
+    assert_eq!(
+        (listed["id"].as_str(), listed["outcome"].as_str()),
+        (Some(id.as_str()), Some("completed")),
+        "{listed}"
+    );
 
     // Prune: a fresh session stays; once last written 40 days ago, it goes (events with it).
-    let out = run_bin(&scratch, &db, &["sessions", "prune", "--older-than", "30d"], None).await;
-    assert!(out.status.success() && stdout(&out).is_empty(), "{}", stderr(&out));
+    let out = run_bin(
+        &scratch,
+        &db,
+        &["sessions", "prune", "--older-than", "30d"],
+        None,
+    )
+    .await;
+    assert!(
+        out.status.success() && stdout(&out).is_empty(),
+        "{}",
+        stderr(&out)
+    );
     let client = connect(Some(&db.name)).await;
-    client.execute("UPDATE dsh_sessions SET modified = now() - interval '40 days'", &[]).await.unwrap();
-    let out = run_bin(&scratch, &db, &["sessions", "prune", "--older-than", "30d"], None).await;
+    client
+        .execute(
+            "UPDATE dsh_sessions SET modified = now() - interval '40 days'",
+            &[],
+        )
+        .await
+        .unwrap();
+    let out = run_bin(
+        &scratch,
+        &db,
+        &["sessions", "prune", "--older-than", "30d"],
+        None,
+    )
+    .await;
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).starts_with(&id), "{}", stdout(&out));
     assert!(ids(&db).await.is_empty());
-    let left: i64 = client.query_one("SELECT count(*) FROM dsh_events", &[]).await.unwrap().get(0);
+    let left: i64 = client
+        .query_one("SELECT count(*) FROM dsh_events", &[])
+        .await
+        .unwrap()
+        .get(0);
     assert_eq!(left, 0);
-    let version: i32 = client.query_one("SELECT max(version) FROM dsh_schema_version", &[]).await.unwrap().get(0);
-    assert_eq!(version, 2, "sessions and events (1), the fleet's cool-downs (2)");
-    let cooldowns: i64 = client.query_one("SELECT count(*) FROM dsh_cooldowns", &[]).await.unwrap().get(0);
-    assert_eq!(cooldowns, 0, "a completed run without a rate limit records none");
+    let version: i32 = client
+        .query_one("SELECT max(version) FROM dsh_schema_version", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(
+        version, 2,
+        "sessions and events (1), the fleet's cool-downs (2)"
+    );
+    let cooldowns: i64 = client
+        .query_one("SELECT count(*) FROM dsh_cooldowns", &[])
+        .await
+        .unwrap()
+        .get(0);
+    assert_eq!(
+        cooldowns, 0,
+        "a completed run without a rate limit records none"
+    );
 }
 
 #[tokio::test]
-async fn a_second_writer_is_refused_while_the_lease_lives_and_resume_continues_the_retry_count_once_it_lapses() {
+async fn a_second_writer_is_refused_while_the_lease_lives_and_resume_continues_the_retry_count_once_it_lapses()
+ {
     // The first run parks in an 8 s backoff after its durable `llm/retry`. While it lives, and just
     // after it is SIGKILLed (its lease not lapsed yet), a `--resume` is refused naming it; once the
     // 5 s lease lapses, the resume takes the session and continues the same turn.
@@ -169,23 +260,40 @@ async fn a_second_writer_is_refused_while_the_lease_lives_and_resume_continues_t
     let mock = mock(&script_of(&[SERVER_ERROR, &ok("after the lease")])).await;
     let scratch = Scratch::new();
     scratch.config("[providers.openai.retry_policy]\ninitial_delay_ms = 8000\njitter_ratio = 0.0\n[sessions]\nlease = \"5s\"\n");
-    let mut first = command(&scratch, &db, &["run", "--base-url", &mock.base_url(), "hi"], Some(TEST_KEY))
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut first = command(
+        &scratch,
+        &db,
+        &["run", "--base-url", &mock.base_url(), "hi"],
+        Some(TEST_KEY),
+    )
+    .stderr(std::process::Stdio::null())
+    .spawn()
+    .unwrap();
     let pid = first.id().unwrap();
     let (id, before) = wait_for_kind(&db, "llm/retry").await;
 
     let refused = |out: &Output| {
         assert_eq!(out.status.code(), Some(2), "{}", stderr(out));
         let err = stderr(out);
-        assert!(err.contains(&format!("session '{id}' is being written by another dsh-host process")), "{err}");
-        assert!(err.contains(&format!("pid {pid} ")), "the holder is named: {err}");
+        assert!(
+            err.contains(&format!(
+                "session '{id}' is being written by another dsh-host process"
+            )),
+            "{err}"
+        );
+        assert!(
+            err.contains(&format!("pid {pid} ")),
+            "the holder is named: {err}"
+        );
     };
     refused(&run_bin(&scratch, &db, &["run", "--resume", &id], Some(TEST_KEY)).await);
     first.kill().await.unwrap();
     refused(&run_bin(&scratch, &db, &["run", "--resume", &id], Some(TEST_KEY)).await);
-    assert_eq!(events(&db, &id).await, before, "a refused writer writes nothing");
+    assert_eq!(
+        events(&db, &id).await,
+        before,
+        "a refused writer writes nothing"
+    );
 
     let deadline = Instant::now() + Duration::from_secs(15);
     let probe = id.clone();
@@ -195,7 +303,10 @@ async fn a_second_writer_is_refused_while_the_lease_lives_and_resume_continues_t
     })
     .await
     {
-        assert!(Instant::now() < deadline, "the dead holder's lease never lapsed");
+        assert!(
+            Instant::now() < deadline,
+            "the dead holder's lease never lapsed"
+        );
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let out = run_bin(&scratch, &db, &["run", "--resume", &id], Some(TEST_KEY)).await;
@@ -204,39 +315,82 @@ async fn a_second_writer_is_refused_while_the_lease_lives_and_resume_continues_t
 
     let after = events(&db, &id).await;
     assert_eq!(&after[..before.len()], &before[..]);
-    assert_eq!(seqs(&after), (1..=after.len() as u64).collect::<Vec<_>>(), "{}", timeline(&after));
-    let retries: Vec<u64> = of_kind(&after, "llm/retry").iter().map(|e| e.data["retry"].as_u64().unwrap()).collect();
+    assert_eq!(
+        seqs(&after),
+        (1..=after.len() as u64).collect::<Vec<_>>(),
+        "{}",
+        timeline(&after)
+    );
+    let retries: Vec<u64> = of_kind(&after, "llm/retry")
+        .iter()
+        .map(|e| e.data["retry"].as_u64().unwrap())
+        .collect();
     assert_eq!(retries, [1], "{}", timeline(&after));
-    let attempts: Vec<u64> = of_kind(&after, "llm/request").iter().map(|e| e.data["attempt"].as_u64().unwrap()).collect();
-    assert_eq!(attempts, [1, 2], "the resumed attempt counts on from the log: {}", timeline(&after));
+    let attempts: Vec<u64> = of_kind(&after, "llm/request")
+        .iter()
+        .map(|e| e.data["attempt"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        attempts,
+        [1, 2],
+        "the resumed attempt counts on from the log: {}",
+        timeline(&after)
+    );
     assert_eq!(of_kind(&after, "session/resumed").len(), 1);
-    assert_eq!(of_kind(&after, "turn/start").len(), 1, "the same turn, continued");
+    assert_eq!(
+        of_kind(&after, "turn/start").len(),
+        1,
+        "the same turn, continued"
+    );
     assert_eq!(of_kind(&after, "turn/end")[0].data["outcome"], "completed");
-    assert!(!with_store(&db, move |s| s.is_being_written(&id).unwrap()).await, "released at exit");
+    assert!(
+        !with_store(&db, move |s| s.is_being_written(&id).unwrap()).await,
+        "released at exit"
+    );
 }
 
 #[tokio::test]
 async fn an_unreachable_database_is_an_error_naming_its_url_without_the_password() {
     // A port nothing listens on.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
     let url = format!("postgres://dsh:s3cret-pw@127.0.0.1:{port}/dsh");
     let shown = format!("postgres://dsh:***@127.0.0.1:{port}/dsh");
     let scratch = Scratch::new();
-    let db = TestDb { name: String::new(), url: url.clone() };
-    for args in [vec!["log", "--last"], vec!["run", "--base-url", "http://127.0.0.1:9/v1", "hi"], vec!["sessions", "list"]] {
+    let db = TestDb {
+        name: String::new(),
+        url: url.clone(),
+    };
+    for args in [
+        vec!["log", "--last"],
+        vec!["run", "--base-url", "http://127.0.0.1:9/v1", "hi"],
+        vec!["sessions", "list"],
+    ] {
         let out = run_bin(&scratch, &db, &args, Some(TEST_KEY)).await;
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         let err = stderr(&out);
-        assert!(err.contains(&format!("cannot use the sessions database {shown}")), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("cannot use the sessions database {shown}")),
+            "{args:?}: {err}"
+        );
         assert!(err.contains("DSH_SESSIONS_URL"), "the fix is named: {err}");
-        assert!(!err.contains("s3cret-pw") && !stdout(&out).contains("s3cret-pw"), "{err}");
+        assert!(
+            !err.contains("s3cret-pw") && !stdout(&out).contains("s3cret-pw"),
+            "{err}"
+        );
     }
     // The same from the config file; and a URL asking for TLS is refused, not sent in the clear.
     scratch.config(&format!("[sessions]\nurl = \"{url}?sslmode=require\"\n"));
     let out = scratch.run_bin(&["log", "--last"], None).await;
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     let err = stderr(&out);
-    assert!(err.contains(&format!("{shown}?sslmode=require")) && err.contains("asks for TLS"), "{err}");
+    assert!(
+        err.contains(&format!("{shown}?sslmode=require")) && err.contains("asks for TLS"),
+        "{err}"
+    );
     assert!(!err.contains("s3cret-pw"), "{err}");
 }
 
@@ -249,36 +403,86 @@ async fn a_database_lost_mid_turn_fails_the_turn_as_a_host_error_and_the_log_sta
     let mock = mock(&script_of(&[SERVER_ERROR, &ok("never stored")])).await;
     let scratch = Scratch::new();
     scratch.config("[providers.openai.retry_policy]\ninitial_delay_ms = 3000\njitter_ratio = 0.0\n[sessions]\nlease = \"2s\"\n");
-    let run = command(&scratch, &db, &["run", "--base-url", &mock.base_url(), "hi"], Some(TEST_KEY))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let run = command(
+        &scratch,
+        &db,
+        &["run", "--base-url", &mock.base_url(), "hi"],
+        Some(TEST_KEY),
+    )
+    .stdout(std::process::Stdio::piped())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .unwrap();
     let (id, before) = wait_for_kind(&db, "llm/retry").await;
     let admin = connect(None).await;
-    admin.batch_execute(&format!("ALTER DATABASE {} ALLOW_CONNECTIONS false", db.name)).await.unwrap();
     admin
-        .execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", &[&db.name])
+        .batch_execute(&format!(
+            "ALTER DATABASE {} ALLOW_CONNECTIONS false",
+            db.name
+        ))
+        .await
+        .unwrap();
+    admin
+        .execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1",
+            &[&db.name],
+        )
         .await
         .unwrap();
 
-    let out = tokio::time::timeout(Duration::from_secs(60), run.wait_with_output()).await.expect("the run ends").unwrap();
+    let out = tokio::time::timeout(Duration::from_secs(60), run.wait_with_output())
+        .await
+        .expect("the run ends")
+        .unwrap();
     assert_eq!(out.status.code(), Some(2), "a host error: {}", stderr(&out));
     let err = stderr(&out);
-    assert!(err.contains(&format!("session '{id}'")) && err.contains("could not be committed"), "{err}");
-    assert!(err.contains("none of them was written") && err.contains(&format!("--resume {id}")), "{err}");
-    let password = cluster_url().split_once("://").unwrap().1.split_once('@').unwrap().0.split_once(':').unwrap().1.to_string();
-    assert!(!err.contains(&password) && err.contains(":***@"), "the URL without its password: {err}");
+    assert!(
+        err.contains(&format!("session '{id}'")) && err.contains("could not be committed"),
+        "{err}"
+    );
+    assert!(
+        err.contains("none of them was written") && err.contains(&format!("--resume {id}")),
+        "{err}"
+    );
+    let password = cluster_url()
+        .split_once("://")
+        .unwrap()
+        .1
+        .split_once('@')
+        .unwrap()
+        .0
+        .split_once(':')
+        .unwrap()
+        .1
+        .to_string();
+    assert!(
+        !err.contains(&password) && err.contains(":***@"),
+        "the URL without its password: {err}"
+    );
     // Before the retry is sent, the session asks the database for a cool-down: the lost database is
     // found there, and nothing is sent whose answer could not be kept.
     assert_eq!(mock.requests().len(), 1, "the retry was not sent: {err}");
-    assert!(err.contains("reading the cool-downs of openai in postgres://"), "{err}");
+    assert!(
+        err.contains("reading the cool-downs of openai in postgres://"),
+        "{err}"
+    );
 
-    admin.batch_execute(&format!("ALTER DATABASE {} ALLOW_CONNECTIONS true", db.name)).await.unwrap();
+    admin
+        .batch_execute(&format!(
+            "ALTER DATABASE {} ALLOW_CONNECTIONS true",
+            db.name
+        ))
+        .await
+        .unwrap();
     let out = run_bin(&scratch, &db, &["log", "--json", &id], None).await;
     assert!(out.status.success(), "{}", stderr(&out));
     let after = json_events(&out);
-    assert_eq!(after, before, "nothing after the last durable point: {}", timeline(&after));
+    assert_eq!(
+        after,
+        before,
+        "nothing after the last durable point: {}",
+        timeline(&after)
+    );
     assert_eq!(after.last().unwrap().kind, "llm/retry");
     assert_eq!(seqs(&after), (1..=after.len() as u64).collect::<Vec<_>>());
 }
@@ -286,13 +490,17 @@ async fn a_database_lost_mid_turn_fails_the_turn_as_a_host_error_and_the_log_sta
 #[tokio::test]
 async fn the_gateway_replays_an_idempotent_request_from_the_database() {
     let db = test_db().await;
-    let mock = mock(&script(&[json!({"completion": {"text": ["Stored ", "answer"]}})])).await;
+    let mock = mock(&script(&[
+        json!({"completion": {"text": ["Stored ", "answer"]}}),
+    ]))
+    .await;
     let scratch = Scratch::new();
     scratch.config(&format!(
         "{}\n[gateway]\ndefault_provider = \"up\"\n",
         upstream_toml("up", "openai-compatible", &mock.base_url(), 2, 10)
     ));
-    let body = json!({"model": "gpt-test", "messages": [{"role": "user", "content": "hi"}]}).to_string();
+    let body =
+        json!({"model": "gpt-test", "messages": [{"role": "user", "content": "hi"}]}).to_string();
     let post = |gw: &GatewayProcess| {
         reqwest::Client::new()
             .post(gw.url("/v1/chat/completions"))
@@ -301,26 +509,51 @@ async fn the_gateway_replays_an_idempotent_request_from_the_database() {
             .body(body.clone())
             .send()
     };
-    let gw = scratch.start_gateway(&["--allow-unauthenticated"], &[("DSH_SESSIONS_URL", &db.url)]).await;
+    let gw = scratch
+        .start_gateway(
+            &["--allow-unauthenticated"],
+            &[("DSH_SESSIONS_URL", &db.url)],
+        )
+        .await;
     let first = post(&gw).await.unwrap();
     assert_eq!(first.status(), 200);
-    let session = first.headers()["x-dsh-session"].to_str().unwrap().to_string();
+    let session = first.headers()["x-dsh-session"]
+        .to_str()
+        .unwrap()
+        .to_string();
     let text: serde_json::Value = serde_json::from_str(&first.text().await.unwrap()).unwrap();
     assert_eq!(text["choices"][0]["message"]["content"], "Stored answer");
     assert_eq!(ids(&db).await, std::slice::from_ref(&session));
-    assert!(!scratch.sessions().exists(), "nothing goes to the sessions directory");
+    assert!(
+        !scratch.sessions().exists(),
+        "nothing goes to the sessions directory"
+    );
 
     // Another gateway process on the same database answers the client's retry from the log.
-    let other = scratch.start_gateway(&["--allow-unauthenticated"], &[("DSH_SESSIONS_URL", &db.url)]).await;
+    let other = scratch
+        .start_gateway(
+            &["--allow-unauthenticated"],
+            &[("DSH_SESSIONS_URL", &db.url)],
+        )
+        .await;
     let again = post(&other).await.unwrap();
     assert_eq!(again.status(), 200);
     assert_eq!(again.headers()["x-dsh-replayed"], "true");
     assert_eq!(again.headers()["x-dsh-session"].to_str().unwrap(), session);
     let text: serde_json::Value = serde_json::from_str(&again.text().await.unwrap()).unwrap();
     assert_eq!(text["choices"][0]["message"]["content"], "Stored answer");
-    assert_eq!(mock.requests().len(), 1, "a replay never calls the provider");
+    assert_eq!(
+        mock.requests().len(),
+        1,
+        "a replay never calls the provider"
+    );
     let stored = events(&db, &session).await;
-    assert_eq!(of_kind(&stored, "turn/end").len(), 1, "{}", timeline(&stored));
+    assert_eq!(
+        of_kind(&stored, "turn/end").len(),
+        1,
+        "{}",
+        timeline(&stored)
+    );
 }
 
 #[tokio::test]
@@ -330,7 +563,12 @@ async fn sessions_import_copies_json_lines_logs_once_and_then_only_what_grew() {
     let scratch = Scratch::new();
     // Two sessions in files (no DSH_SESSIONS_URL: the scratch sessions directory).
     for prompt in ["first", "second"] {
-        let out = scratch.run_bin(&["run", "--base-url", &mock.base_url(), prompt], Some(TEST_KEY)).await;
+        let out = scratch
+            .run_bin(
+                &["run", "--base-url", &mock.base_url(), prompt],
+                Some(TEST_KEY),
+            )
+            .await;
         assert!(out.status.success(), "{}", stderr(&out));
     }
     let dir = scratch.sessions().display().to_string();
@@ -347,7 +585,11 @@ async fn sessions_import_copies_json_lines_logs_once_and_then_only_what_grew() {
         assert_eq!(line, &format!("{id}  imported  {n} events"));
     }
     for id in &file_ids {
-        assert_eq!(events(&db, id).await, files.read(id).unwrap().events, "{id}");
+        assert_eq!(
+            events(&db, id).await,
+            files.read(id).unwrap().events,
+            "{id}"
+        );
         let out = run_bin(&scratch, &db, &["log", "--json", id], None).await;
         assert_eq!(json_events(&out), files.read(id).unwrap().events);
     }
@@ -355,15 +597,40 @@ async fn sessions_import_copies_json_lines_logs_once_and_then_only_what_grew() {
     // Again: nothing written. Then one session grows in its file: only its new events are added.
     let out = run_bin(&scratch, &db, &["sessions", "import", &dir], None).await;
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(stdout(&out), file_ids.iter().map(|id| format!("{id}  already imported\n")).collect::<String>());
+    assert_eq!(
+        stdout(&out),
+        file_ids
+            .iter()
+            .map(|id| format!("{id}  already imported\n"))
+            .collect::<String>()
+    );
     let grown = &file_ids[0];
     let before = files.read(grown).unwrap().events.len();
-    let out = scratch.run_bin(&["run", "--base-url", &mock.base_url(), "--resume", grown, "more"], Some(TEST_KEY)).await;
+    let out = scratch
+        .run_bin(
+            &[
+                "run",
+                "--base-url",
+                &mock.base_url(),
+                "--resume",
+                grown,
+                "more",
+            ],
+            Some(TEST_KEY),
+        )
+        .await;
     assert!(out.status.success(), "{}", stderr(&out));
     let now = files.read(grown).unwrap().events;
     let out = run_bin(&scratch, &db, &["sessions", "import", &dir], None).await;
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).contains(&format!("{grown}  extended  {} new events", now.len() - before)), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains(&format!(
+            "{grown}  extended  {} new events",
+            now.len() - before
+        )),
+        "{}",
+        stdout(&out)
+    );
     assert_eq!(events(&db, grown).await, now);
 
     // A different session under an id the database holds is refused, and leaves it as it was.
@@ -376,7 +643,12 @@ async fn sessions_import_copies_json_lines_logs_once_and_then_only_what_grew() {
     let kept = events(&db, other).await;
     let out = run_bin(&scratch, &db, &["sessions", "import", &dir], None).await;
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains(&format!("could not import session '{other}'")) && stderr(&out).contains("differs"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("could not import session '{other}'"))
+            && stderr(&out).contains("differs"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(events(&db, other).await, kept);
 }
 
@@ -390,32 +662,68 @@ async fn a_writer_whose_lease_was_taken_over_cannot_commit_and_a_follower_sees_e
         let mut log = store.create_named("s1").unwrap();
         let mut follower = store.follow("s1", 0).unwrap();
         log.append("session/start", json!({})).unwrap();
-        assert!(follower.poll().unwrap().is_empty(), "not durable yet, not seen");
-        log.append_durable("llm/retry", json!({"retry": 1})).unwrap();
-        assert_eq!(seqs(&follower.poll().unwrap()), [1, 2], "one commit, both events");
+        assert!(
+            follower.poll().unwrap().is_empty(),
+            "not durable yet, not seen"
+        );
+        log.append_durable("llm/retry", json!({"retry": 1}))
+            .unwrap();
+        assert_eq!(
+            seqs(&follower.poll().unwrap()),
+            [1, 2],
+            "one commit, both events"
+        );
         assert!(follower.poll().unwrap().is_empty());
 
         // Another store (another process) is refused while the lease lives.
         let other = PgStore::connect(&url, Duration::from_secs(30)).unwrap();
         let err = other.claim("s1").err().unwrap().to_string();
-        assert!(err.contains("is being written by another dsh-host process") && err.contains("lease 1"), "{err}");
+        assert!(
+            err.contains("is being written by another dsh-host process") && err.contains("lease 1"),
+            "{err}"
+        );
         // The writer stalls past its lease (made to lapse here) and the other takes over: the stalled
         // writer's next commit is refused, and writes nothing.
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
         rt.block_on(async {
             let client = connect(Some(&name)).await;
-            client.execute("UPDATE dsh_sessions SET lease_expires = now() - interval '1 second'", &[]).await.unwrap();
+            client
+                .execute(
+                    "UPDATE dsh_sessions SET lease_expires = now() - interval '1 second'",
+                    &[],
+                )
+                .await
+                .unwrap();
         });
         let (mut taker, read) = other.claim("s1").unwrap().open_for_append();
         assert_eq!(read.events.len(), 2);
-        let err = log.append_durable("turn/end", json!({})).unwrap_err().to_string();
-        assert!(err.contains("no longer this process's to write") && err.contains("events 3..3 were not written"), "{err}");
+        let err = log
+            .append_durable("turn/end", json!({}))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("no longer this process's to write")
+                && err.contains("events 3..3 were not written"),
+            "{err}"
+        );
         taker.append_durable("session/resumed", json!({})).unwrap();
         drop(log);
         drop(taker);
-        let kinds: Vec<String> = store.read("s1").unwrap().events.into_iter().map(|e| e.kind).collect();
+        let kinds: Vec<String> = store
+            .read("s1")
+            .unwrap()
+            .events
+            .into_iter()
+            .map(|e| e.kind)
+            .collect();
         assert_eq!(kinds, ["session/start", "llm/retry", "session/resumed"]);
-        assert!(!store.is_being_written("s1").unwrap(), "released when dropped");
+        assert!(
+            !store.is_being_written("s1").unwrap(),
+            "released when dropped"
+        );
     })
     .await
     .unwrap();
@@ -424,17 +732,33 @@ async fn a_writer_whose_lease_was_taken_over_cannot_commit_and_a_follower_sees_e
 // ---- a fleet of gateways on one database (issue #13 items 3 and 4) ------------------------------
 
 /// `[providers.up]` on `mock` as the gateway's default provider, with a session lease of `lease`.
-fn fleet_config(mock: &dsh_host::mock::MockServer, max_retries: u32, initial_delay_ms: u64, lease: &str) -> String {
+fn fleet_config(
+    mock: &dsh_host::mock::MockServer,
+    max_retries: u32,
+    initial_delay_ms: u64,
+    lease: &str,
+) -> String {
     format!(
         "{}\n[gateway]\ndefault_provider = \"up\"\n[sessions]\nlease = {lease:?}\n",
-        upstream_toml("up", "openai-compatible", &mock.base_url(), max_retries, initial_delay_ms)
+        upstream_toml(
+            "up",
+            "openai-compatible",
+            &mock.base_url(),
+            max_retries,
+            initial_delay_ms
+        )
     )
 }
 
 /// A chat completion request to `gw` for `content`, with an `Idempotency-Key` when given. The
 /// future owns everything, so it can be spawned and outlive a killed gateway.
-fn ask(gw: &GatewayProcess, content: &str, key: Option<&str>) -> impl std::future::Future<Output = reqwest::Result<reqwest::Response>> + 'static {
-    let body = json!({"model": "gpt-test", "messages": [{"role": "user", "content": content}]}).to_string();
+fn ask(
+    gw: &GatewayProcess,
+    content: &str,
+    key: Option<&str>,
+) -> impl std::future::Future<Output = reqwest::Result<reqwest::Response>> + 'static {
+    let body = json!({"model": "gpt-test", "messages": [{"role": "user", "content": content}]})
+        .to_string();
     let mut request = reqwest::Client::builder()
         .timeout(Duration::from_secs(60))
         .build()
@@ -450,15 +774,24 @@ fn ask(gw: &GatewayProcess, content: &str, key: Option<&str>) -> impl std::futur
 
 async fn content_of(response: reqwest::Response) -> String {
     let body: serde_json::Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
-    body["choices"][0]["message"]["content"].as_str().unwrap_or_else(|| panic!("no content: {body}")).to_string()
+    body["choices"][0]["message"]["content"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no content: {body}"))
+        .to_string()
 }
 
 async fn metrics_of(gw: &GatewayProcess) -> String {
-    reqwest::get(gw.url("/metrics")).await.unwrap().text().await.unwrap()
+    reqwest::get(gw.url("/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
 }
 
 #[tokio::test]
-async fn a_request_whose_gateway_was_killed_in_a_backoff_is_continued_by_another_gateway_with_its_count() {
+async fn a_request_whose_gateway_was_killed_in_a_backoff_is_continued_by_another_gateway_with_its_count()
+ {
     // Two gateway processes on one database. On A, the request meets a 500 and parks in a 4 s backoff
     // after its durable `llm/retry`; A is SIGKILLed there. The client's retry (same Idempotency-Key)
     // goes to B while A's 3 s lease still lives: B waits for it to lapse (a dead holder stops
@@ -469,17 +802,32 @@ async fn a_request_whose_gateway_was_killed_in_a_backoff_is_continued_by_another
     let scratch = Scratch::new();
     scratch.config(&fleet_config(&mock, 3, 4000, "3s"));
     let env = [("DSH_SESSIONS_URL", db.url.as_str())];
-    let mut a = scratch.start_gateway(&["--allow-unauthenticated"], &env).await;
-    let b = scratch.start_gateway(&["--allow-unauthenticated"], &env).await;
+    let mut a = scratch
+        .start_gateway(&["--allow-unauthenticated"], &env)
+        .await;
+    let b = scratch
+        .start_gateway(&["--allow-unauthenticated"], &env)
+        .await;
 
     let lost = tokio::spawn(ask(&a, "hi", Some("job-42")));
     let (id, before) = wait_for_kind(&db, "llm/retry").await;
     a.signal(libc::SIGKILL);
     a.exit(Duration::from_secs(10)).await;
-    assert!(lost.await.unwrap().is_err(), "the first client's connection died with its gateway");
-    assert!(of_kind(&before, "llm/retry-started").is_empty(), "killed during the backoff: {}", timeline(&before));
     assert!(
-        with_store(&db, { let id = id.clone(); move |s| s.is_being_written(&id).unwrap() }).await,
+        lost.await.unwrap().is_err(),
+        "the first client's connection died with its gateway"
+    );
+    assert!(
+        of_kind(&before, "llm/retry-started").is_empty(),
+        "killed during the backoff: {}",
+        timeline(&before)
+    );
+    assert!(
+        with_store(&db, {
+            let id = id.clone();
+            move |s| s.is_being_written(&id).unwrap()
+        })
+        .await,
         "the dead gateway's lease still lives when the client retries"
     );
 
@@ -489,22 +837,67 @@ async fn a_request_whose_gateway_was_killed_in_a_backoff_is_continued_by_another
     assert_eq!(content_of(answer).await, "continued elsewhere");
 
     let after = events(&db, &id).await;
-    assert_eq!(&after[..before.len()], &before[..], "what A made durable is kept as it was");
-    assert_eq!(seqs(&after), (1..=after.len() as u64).collect::<Vec<_>>(), "no event lost or written twice: {}", timeline(&after));
-    let retries: Vec<u64> = of_kind(&after, "llm/retry").iter().map(|e| e.data["retry"].as_u64().unwrap()).collect();
+    assert_eq!(
+        &after[..before.len()],
+        &before[..],
+        "what A made durable is kept as it was"
+    );
+    assert_eq!(
+        seqs(&after),
+        (1..=after.len() as u64).collect::<Vec<_>>(),
+        "no event lost or written twice: {}",
+        timeline(&after)
+    );
+    let retries: Vec<u64> = of_kind(&after, "llm/retry")
+        .iter()
+        .map(|e| e.data["retry"].as_u64().unwrap())
+        .collect();
     assert_eq!(retries, [1], "{}", timeline(&after));
-    assert_eq!(of_kind(&after, "llm/retry-started").len(), 1, "{}", timeline(&after));
-    let attempts: Vec<u64> = of_kind(&after, "llm/request").iter().map(|e| e.data["attempt"].as_u64().unwrap()).collect();
-    assert_eq!(attempts, [1, 2], "B's attempt counts on from A's: {}", timeline(&after));
-    assert_eq!(of_kind(&after, "turn/start").len(), 1, "the same turn, continued");
+    assert_eq!(
+        of_kind(&after, "llm/retry-started").len(),
+        1,
+        "{}",
+        timeline(&after)
+    );
+    let attempts: Vec<u64> = of_kind(&after, "llm/request")
+        .iter()
+        .map(|e| e.data["attempt"].as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        attempts,
+        [1, 2],
+        "B's attempt counts on from A's: {}",
+        timeline(&after)
+    );
+    assert_eq!(
+        of_kind(&after, "turn/start").len(),
+        1,
+        "the same turn, continued"
+    );
     assert_eq!(of_kind(&after, "gateway/continue").len(), 1);
     assert_eq!(of_kind(&after, "turn/end").len(), 1);
     assert_eq!(of_kind(&after, "turn/end")[0].data["outcome"], "completed");
     let requests = mock.requests();
-    assert_eq!(requests.len(), 2, "one request per attempt, across both processes");
-    let gap = requests[1].received.duration_since(requests[0].received).unwrap();
-    assert!(gap >= Duration::from_millis(3900), "the backoff A logged was waited out by B: {gap:?}");
-    assert!(metrics_of(&b).await.contains("dsh_gateway_lease_waits_total 1"), "{}", metrics_of(&b).await);
+    assert_eq!(
+        requests.len(),
+        2,
+        "one request per attempt, across both processes"
+    );
+    let gap = requests[1]
+        .received
+        .duration_since(requests[0].received)
+        .unwrap();
+    assert!(
+        gap >= Duration::from_millis(3900),
+        "the backoff A logged was waited out by B: {gap:?}"
+    );
+    assert!(
+        metrics_of(&b)
+            .await
+            .contains("dsh_gateway_lease_waits_total 1"),
+        "{}",
+        metrics_of(&b).await
+    );
 }
 
 #[tokio::test]
@@ -513,12 +906,19 @@ async fn a_key_being_answered_by_a_live_gateway_is_409_with_when_to_come_back_th
     // lease length, sees the lease renewed (a live holder), and answers 409 with retry-after and
     // x-should-retry: true. Once A is done, the same retry on B is the replayed answer.
     let db = test_db().await;
-    let mock = mock(&script(&[json!({"completion": {"text": ["slow ", "answer"], "delay_ms": 1500}})])).await;
+    let mock = mock(&script(&[
+        json!({"completion": {"text": ["slow ", "answer"], "delay_ms": 1500}}),
+    ]))
+    .await;
     let scratch = Scratch::new();
     scratch.config(&fleet_config(&mock, 2, 100, "3s"));
     let env = [("DSH_SESSIONS_URL", db.url.as_str())];
-    let a = scratch.start_gateway(&["--allow-unauthenticated"], &env).await;
-    let b = scratch.start_gateway(&["--allow-unauthenticated"], &env).await;
+    let a = scratch
+        .start_gateway(&["--allow-unauthenticated"], &env)
+        .await;
+    let b = scratch
+        .start_gateway(&["--allow-unauthenticated"], &env)
+        .await;
     let first = tokio::spawn(ask(&a, "hi", Some("slow-1")));
     while mock.requests().is_empty() {
         tokio::time::sleep(Duration::from_millis(10)).await;
@@ -526,10 +926,20 @@ async fn a_key_being_answered_by_a_live_gateway_is_409_with_when_to_come_back_th
     let busy = ask(&b, "hi", Some("slow-1")).await.unwrap();
     assert_eq!(busy.status(), 409);
     assert_eq!(busy.headers()["x-should-retry"], "true");
-    let after: u64 = busy.headers()["retry-after"].to_str().unwrap().parse().unwrap();
-    assert!((1..=4).contains(&after), "retry-after {after}: at most the lease");
+    let after: u64 = busy.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        (1..=4).contains(&after),
+        "retry-after {after}: at most the lease"
+    );
     let body = busy.text().await.unwrap();
-    assert!(body.contains("request_in_progress") && body.contains("another gateway process"), "{body}");
+    assert!(
+        body.contains("request_in_progress") && body.contains("another gateway process"),
+        "{body}"
+    );
 
     let first = first.await.unwrap().unwrap();
     assert_eq!(first.status(), 200);
@@ -547,28 +957,55 @@ async fn one_gateways_429_holds_another_gateways_request_to_the_same_key_and_mod
     // process, another client's conversation, the same upstream key and model) holds its request
     // until it ends, instead of meeting the same 429. Both then succeed.
     let db = test_db().await;
-    let mock = mock(&script(&[rate_limited(Some("3")), json!({"completion": {"text": ["one"]}}), json!({"completion": {"text": ["two"]}})])).await;
+    let mock = mock(&script(&[
+        rate_limited(Some("3")),
+        json!({"completion": {"text": ["one"]}}),
+        json!({"completion": {"text": ["two"]}}),
+    ]))
+    .await;
     let scratch = Scratch::new();
     scratch.config(&fleet_config(&mock, 3, 100, "30s"));
     let env = [("DSH_SESSIONS_URL", db.url.as_str())];
-    let a = scratch.start_gateway(&["--allow-unauthenticated"], &env).await;
-    let b = scratch.start_gateway(&["--allow-unauthenticated"], &env).await;
+    let a = scratch
+        .start_gateway(&["--allow-unauthenticated"], &env)
+        .await;
+    let b = scratch
+        .start_gateway(&["--allow-unauthenticated"], &env)
+        .await;
 
     let first = tokio::spawn(ask(&a, "first conversation", None));
     // Its `llm/retry` is durable after the cool-down was recorded.
     let (a_id, _) = wait_for_kind(&db, "llm/retry").await;
     let second = tokio::spawn(ask(&b, "second conversation", None));
     tokio::time::sleep(Duration::from_millis(1000)).await;
-    assert_eq!(mock.requests().len(), 1, "B sends nothing while the cool-down runs");
+    assert_eq!(
+        mock.requests().len(),
+        1,
+        "B sends nothing while the cool-down runs"
+    );
 
-    let (first, second) = (first.await.unwrap().unwrap(), second.await.unwrap().unwrap());
-    assert_eq!((first.status().as_u16(), second.status().as_u16()), (200, 200), "{}", b.stderr());
-    let b_id = second.headers()["x-dsh-session"].to_str().unwrap().to_string();
+    let (first, second) = (
+        first.await.unwrap().unwrap(),
+        second.await.unwrap().unwrap(),
+    );
+    assert_eq!(
+        (first.status().as_u16(), second.status().as_u16()),
+        (200, 200),
+        "{}",
+        b.stderr()
+    );
+    let b_id = second.headers()["x-dsh-session"]
+        .to_str()
+        .unwrap()
+        .to_string();
     let requests = mock.requests();
     assert_eq!(requests.len(), 3, "the 429, A's retry and B's one request");
     for later in &requests[1..] {
         let gap = later.received.duration_since(requests[0].received).unwrap();
-        assert!(gap >= Duration::from_millis(2900), "sent {gap:?} after the 429 that asked for 3 s");
+        assert!(
+            gap >= Duration::from_millis(2900),
+            "sent {gap:?} after the 429 that asked for 3 s"
+        );
     }
 
     let b_events = events(&db, &b_id).await;
@@ -579,10 +1016,21 @@ async fn one_gateways_429_holds_another_gateways_request_to_the_same_key_and_mod
     let wait = held[0].data["wait_ms"].as_u64().unwrap();
     // What was left of the 3 s, plus this session's place in the spread (at most a tenth of it).
     assert!((1500..=3300).contains(&wait), "held {wait} ms of the 3 s");
-    assert!(of_kind(&b_events, "llm/failure").is_empty(), "B never met the 429: {}", timeline(&b_events));
+    assert!(
+        of_kind(&b_events, "llm/failure").is_empty(),
+        "B never met the 429: {}",
+        timeline(&b_events)
+    );
     assert_eq!(of_kind(&b_events, "llm/request").len(), 1);
     let a_events = events(&db, &a_id).await;
-    assert!(of_kind(&a_events, "llm/cooldown").is_empty(), "A's own retry waits its 429 out: {}", timeline(&a_events));
+    assert!(
+        of_kind(&a_events, "llm/cooldown").is_empty(),
+        "A's own retry waits its 429 out: {}",
+        timeline(&a_events)
+    );
     let page = metrics_of(&b).await;
-    assert!(page.contains("dsh_gateway_cooldown_holds_total{") && page.contains("RATE_LIMITED"), "{page}");
+    assert!(
+        page.contains("dsh_gateway_cooldown_holds_total{") && page.contains("RATE_LIMITED"),
+        "{page}"
+    );
 }

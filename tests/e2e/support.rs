@@ -2,8 +2,8 @@
 
 #![allow(dead_code)]
 
-use dsh_host::store::{Event, SessionStore};
 use dsh_host::mock::{MockScript, MockServer};
+use dsh_host::store::{Event, SessionStore};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 

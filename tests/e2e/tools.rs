@@ -59,7 +59,15 @@ impl Preset {
             Preset::OpenAi => "OPENAI_API_KEY",
             Preset::Anthropic => "ANTHROPIC_API_KEY",
         };
-        let mut args = vec!["run", "--provider", self.name(), "--base-url", url, "--api-key-env", var];
+        let mut args = vec![
+            "run",
+            "--provider",
+            self.name(),
+            "--base-url",
+            url,
+            "--api-key-env",
+            var,
+        ];
         args.extend_from_slice(rest);
         let mut cmd = scratch.command(&args, None);
         cmd.env(var, TEST_KEY);
@@ -680,7 +688,7 @@ async fn library_session(
     scratch: &Scratch,
     tools: dsh_host::tools::ToolRegistry,
 ) -> (dsh_host::session::Session, dsh_host::store::SessionStore) {
-    use dsh_host::{store::SessionStore, session::Session};
+    use dsh_host::{session::Session, store::SessionStore};
     let deps = library_deps(mock).await;
     let store = SessionStore::open(&scratch.sessions()).unwrap();
     let session = Session::start(deps, store.create().unwrap(), None)

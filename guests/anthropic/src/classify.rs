@@ -17,7 +17,11 @@ use crate::types::{LlmFailure, ResponseHead};
 
 /// Anthropic's `request-id`, else a gateway's `x-request-id`; the message names the error type
 /// ("Overloaded (overloaded_error)"), which Anthropic documents.
-const ANTHROPIC: Provider = Provider { request_id_headers: &["request-id", "x-request-id"], type_in_message: true, called: "the provider" };
+const ANTHROPIC: Provider = Provider {
+    request_id_headers: &["request-id", "x-request-id"],
+    type_in_message: true,
+    called: "the provider",
+};
 
 /// Classify a non-2xx answer. Never fails: a body that is not JSON (a proxy's HTML page, garbage,
 /// nothing) is classified by its status, with the start of the body quoted.

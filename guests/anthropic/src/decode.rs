@@ -70,10 +70,15 @@ impl Kept {
     fn to_json(&self) -> Option<Value> {
         match self {
             Kept::Thinking { signature, .. } if signature.is_empty() => None,
-            Kept::Thinking { thinking, signature } => {
-                Some(serde_json::json!({ "type": "thinking", "thinking": thinking, "signature": signature }))
+            Kept::Thinking {
+                thinking,
+                signature,
+            } => Some(
+                serde_json::json!({ "type": "thinking", "thinking": thinking, "signature": signature }),
+            ),
+            Kept::Redacted { data } => {
+                Some(serde_json::json!({ "type": "redacted_thinking", "data": data }))
             }
-            Kept::Redacted { data } => Some(serde_json::json!({ "type": "redacted_thinking", "data": data })),
         }
     }
 }
@@ -303,14 +308,22 @@ impl Decoder {
                 let signature = block.get("signature").and_then(Value::as_str).unwrap_or("");
                 self.kept.insert(
                     index,
-                    Kept::Thinking { thinking: text.to_string(), signature: signature.to_string() },
+                    Kept::Thinking {
+                        thinking: text.to_string(),
+                        signature: signature.to_string(),
+                    },
                 );
                 Block::Thinking
             }
             "redacted_thinking" => {
                 out.push(Chunk::Progress("redacted thinking".to_string()));
                 if let Some(data) = block.get("data").and_then(Value::as_str) {
-                    self.kept.insert(index, Kept::Redacted { data: data.to_string() });
+                    self.kept.insert(
+                        index,
+                        Kept::Redacted {
+                            data: data.to_string(),
+                        },
+                    );
                 }
                 Block::Other
             }
@@ -337,7 +350,13 @@ impl Decoder {
     }
 
     /// A delta: its `type` and its string fields.
-    fn on_block_delta(&mut self, index: u64, kind: &str, fields: DeltaText<'_>, out: &mut Vec<Chunk>) {
+    fn on_block_delta(
+        &mut self,
+        index: u64,
+        kind: &str,
+        fields: DeltaText<'_>,
+        out: &mut Vec<Chunk>,
+    ) {
         let block = self.blocks.get(&index).copied();
         match kind {
             // Text without a block start is still text; text in a block that is not a text block
@@ -404,15 +423,29 @@ impl Decoder {
                 "text" => push_text(out, Chunk::Text, block.get("text")),
                 "thinking" => {
                     push_text(out, Chunk::Reasoning, block.get("thinking"));
-                    let text = |key: &str| block.get(key).and_then(Value::as_str).unwrap_or("").to_string();
+                    let text = |key: &str| {
+                        block
+                            .get(key)
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string()
+                    };
                     self.kept.insert(
                         index as u64,
-                        Kept::Thinking { thinking: text("thinking"), signature: text("signature") },
+                        Kept::Thinking {
+                            thinking: text("thinking"),
+                            signature: text("signature"),
+                        },
                     );
                 }
                 "redacted_thinking" => {
                     if let Some(data) = block.get("data").and_then(Value::as_str) {
-                        self.kept.insert(index as u64, Kept::Redacted { data: data.to_string() });
+                        self.kept.insert(
+                            index as u64,
+                            Kept::Redacted {
+                                data: data.to_string(),
+                            },
+                        );
                     }
                 }
                 "tool_use" => {

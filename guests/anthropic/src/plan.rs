@@ -118,7 +118,10 @@ pub fn request_body(req: &CompletionRequest) -> Result<Value, LlmFailure> {
         body.insert("tools".into(), Value::Array(tools));
     }
     if let Some(budget) = thinking {
-        body.insert("thinking".into(), json!({ "type": "enabled", "budget_tokens": budget }));
+        body.insert(
+            "thinking".into(),
+            json!({ "type": "enabled", "budget_tokens": budget }),
+        );
     }
     if let Some(t) = options.temperature {
         body.insert("temperature".into(), number_json("temperature", t, None)?);
@@ -129,7 +132,9 @@ pub fn request_body(req: &CompletionRequest) -> Result<Value, LlmFailure> {
     if !options.stop.is_empty() {
         // Anthropic refuses a stop sequence made only of whitespace.
         if options.stop.iter().any(|s| s.trim().is_empty()) {
-            return Err(invalid("a stop sequence is empty or only whitespace: Anthropic refuses it"));
+            return Err(invalid(
+                "a stop sequence is empty or only whitespace: Anthropic refuses it",
+            ));
         }
         body.insert("stop_sequences".into(), json!(options.stop));
     }
@@ -258,7 +263,11 @@ fn thinking_blocks_of(provider_data: Option<&str>) -> Vec<Value> {
     let Some(mut value) = provider_data.and_then(|d| serde_json::from_str::<Value>(d).ok()) else {
         return Vec::new();
     };
-    match value.get_mut(PROVIDER_DATA_KEY).and_then(|v| v.get_mut("thinking")).map(Value::take) {
+    match value
+        .get_mut(PROVIDER_DATA_KEY)
+        .and_then(|v| v.get_mut("thinking"))
+        .map(Value::take)
+    {
         Some(Value::Array(blocks)) => blocks.into_iter().filter(Value::is_object).collect(),
         _ => Vec::new(),
     }

@@ -11,7 +11,9 @@ fn error_body(kind: &str, message: &str) -> String {
 }
 
 fn code(status: u16, body: &str) -> String {
-    classify_failure(&head(status, &[]), body.as_bytes()).code.to_string()
+    classify_failure(&head(status, &[]), body.as_bytes())
+        .code
+        .to_string()
 }
 
 #[test]

@@ -173,8 +173,17 @@ fn thinking_without_a_signature_is_not_kept() {
         STOP,
     ];
     let chunks = decoded(&sse(&events));
-    assert!(!chunks.iter().any(|c| matches!(c, Chunk::ProviderData(_))), "{chunks:?}");
-    assert_eq!(chunks[..2], [Chunk::Progress("thinking".into()), Chunk::Reasoning("hm".into())]);
+    assert!(
+        !chunks.iter().any(|c| matches!(c, Chunk::ProviderData(_))),
+        "{chunks:?}"
+    );
+    assert_eq!(
+        chunks[..2],
+        [
+            Chunk::Progress("thinking".into()),
+            Chunk::Reasoning("hm".into())
+        ]
+    );
 }
 
 #[test]
@@ -488,6 +497,9 @@ fn nothing_after_the_finish() {
 #[test]
 fn pings_yield_nothing() {
     let ping = r#"{"type":"ping"}"#;
-    let body = format!("event: message_start\ndata: {START}\n\n{}", format!("event: ping\ndata: {ping}\n\n").repeat(50));
+    let body = format!(
+        "event: message_start\ndata: {START}\n\n{}",
+        format!("event: ping\ndata: {ping}\n\n").repeat(50)
+    );
     assert_eq!(decoded(&body), Vec::<Chunk>::new());
 }

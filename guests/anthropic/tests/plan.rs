@@ -1,7 +1,7 @@
 //! `plan-request`: URL, headers and the Messages body shape.
 
-use dsh_guest_anthropic::plan_request;
 use dsh_guest_anthropic::plan::{provider_data_for, thinking_budget};
+use dsh_guest_anthropic::plan_request;
 use dsh_guest_anthropic::types::{
     CompletionRequest, ContentPart, Endpoint, GenerationOptions, JsonSchemaFormat, Message,
     ReasoningEffort, ResponseFormat, Role, ToolCall, ToolSpec,
@@ -157,21 +157,36 @@ fn reasoning_effort_is_a_thinking_budget() {
     req.options.reasoning_effort = Some(ReasoningEffort::Medium);
     let b = body(&req);
     let budget = thinking_budget(ReasoningEffort::Medium);
-    assert_eq!(b["thinking"], json!({"type": "enabled", "budget_tokens": budget}));
+    assert_eq!(
+        b["thinking"],
+        json!({"type": "enabled", "budget_tokens": budget})
+    );
     assert_eq!(b["max_tokens"], json!(budget + 4096));
 
     req.options.max_output_tokens = Some(5000);
     let b = body(&req);
     assert_eq!(b["max_tokens"], json!(5000));
-    assert_eq!(b["thinking"]["budget_tokens"], json!(4999), "the budget stays below max_tokens");
+    assert_eq!(
+        b["thinking"]["budget_tokens"],
+        json!(4999),
+        "the budget stays below max_tokens"
+    );
 
     req.options.reasoning_effort = Some(ReasoningEffort::Minimal);
     assert_eq!(body(&req)["thinking"]["budget_tokens"], json!(1024));
 
     req.options.max_output_tokens = Some(1024);
     let e = refused(&req);
-    assert!(e.contains("reasoning effort minimal") && e.contains("1024"), "{e}");
-    for effort in [ReasoningEffort::Minimal, ReasoningEffort::Low, ReasoningEffort::Medium, ReasoningEffort::High] {
+    assert!(
+        e.contains("reasoning effort minimal") && e.contains("1024"),
+        "{e}"
+    );
+    for effort in [
+        ReasoningEffort::Minimal,
+        ReasoningEffort::Low,
+        ReasoningEffort::Medium,
+        ReasoningEffort::High,
+    ] {
         assert!(thinking_budget(effort) >= 1024 && thinking_budget(effort) + 4096 <= 32_000);
     }
 }
@@ -212,7 +227,9 @@ fn images_are_image_blocks_in_user_messages() {
     req.messages[1].content = vec![ContentPart::ImageUrl("data:image/png,raw".into())];
     assert!(refused(&req).contains("base64"));
     req.messages[1] = msg(Role::User, "hi");
-    req.messages[0].content.push(ContentPart::ImageUrl("https://example.com/a.png".into()));
+    req.messages[0]
+        .content
+        .push(ContentPart::ImageUrl("https://example.com/a.png".into()));
     assert!(refused(&req).contains("system"));
 }
 
@@ -240,7 +257,10 @@ fn thinking_blocks_go_back_before_the_answer_and_its_calls() {
     );
     answer.provider_data = Some(r#"{"openai":{"extra_content":{}}}"#.into());
     req.messages[2] = answer;
-    assert_eq!(body(&req)["messages"][1]["content"][0]["type"], json!("text"));
+    assert_eq!(
+        body(&req)["messages"][1]["content"][0]["type"],
+        json!("text")
+    );
 }
 
 #[test]

@@ -166,7 +166,10 @@ mod tests {
     #[test]
     fn kept_messages_keep_their_provider_data() {
         let mut messages = conversation(4);
-        for m in messages.iter_mut().filter(|m| m.role == crate::types::Role::Assistant) {
+        for m in messages
+            .iter_mut()
+            .filter(|m| m.role == crate::types::Role::Assistant)
+        {
             m.provider_data = Some(format!("data of {}", m.text()));
         }
         let ms = replaced(on_failure(&ctx("CONTEXT_WINDOW_EXCEEDED", messages)));

@@ -21,7 +21,11 @@ use dsh_guest_support::classify::{self, Provider};
 use crate::types::{LlmFailure, ResponseHead};
 
 /// Google's front ends send `x-request-id` (else `request-id`); the messages say "from Gemini".
-const GEMINI: Provider = Provider { request_id_headers: &["x-request-id", "request-id"], type_in_message: false, called: "Gemini" };
+const GEMINI: Provider = Provider {
+    request_id_headers: &["x-request-id", "request-id"],
+    type_in_message: false,
+    called: "Gemini",
+};
 
 /// A non-2xx answer. Never fails: a body that is not a Google error is classified by its status.
 pub fn classify_failure(head: &ResponseHead, body: &[u8]) -> LlmFailure {

@@ -40,11 +40,22 @@ use crate::types::{
 use dsh_guest_support::body::BodyInput;
 
 const CONTENT_FILTER_REASONS: &[&str] = &[
-    "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "LANGUAGE", "IMAGE_SAFETY",
-    "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION", "IMAGE_OTHER",
+    "SAFETY",
+    "RECITATION",
+    "BLOCKLIST",
+    "PROHIBITED_CONTENT",
+    "SPII",
+    "LANGUAGE",
+    "IMAGE_SAFETY",
+    "IMAGE_PROHIBITED_CONTENT",
+    "IMAGE_RECITATION",
+    "IMAGE_OTHER",
 ];
-const BAD_TOOL_CALL_REASONS: &[&str] =
-    &["MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS"];
+const BAD_TOOL_CALL_REASONS: &[&str] = &[
+    "MALFORMED_FUNCTION_CALL",
+    "UNEXPECTED_TOOL_CALL",
+    "TOO_MANY_TOOL_CALLS",
+];
 
 pub struct Decoder {
     head: ResponseHead,
@@ -158,7 +169,9 @@ impl Decoder {
         if let Some(u) = obj.get("usageMetadata").filter(|u| u.is_object()) {
             self.usage = usage_of(u).or(self.usage);
         }
-        if let Some(blocked) = v.pointer("/promptFeedback/blockReason").and_then(Value::as_str)
+        if let Some(blocked) = v
+            .pointer("/promptFeedback/blockReason")
+            .and_then(Value::as_str)
             && !blocked.is_empty()
             && blocked != "BLOCK_REASON_UNSPECIFIED"
         {
@@ -169,7 +182,10 @@ impl Decoder {
             return;
         };
         self.candidates += 1;
-        if let Some(parts) = candidate.pointer("/content/parts").and_then(Value::as_array) {
+        if let Some(parts) = candidate
+            .pointer("/content/parts")
+            .and_then(Value::as_array)
+        {
             for part in parts {
                 self.on_part(part, out);
             }
@@ -186,7 +202,11 @@ impl Decoder {
         let Some(part) = part.as_object() else {
             return;
         };
-        if let Some(text) = part.get("text").and_then(Value::as_str).filter(|t| !t.is_empty()) {
+        if let Some(text) = part
+            .get("text")
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+        {
             if part.get("thought") == Some(&Value::Bool(true)) {
                 self.reasoning += 1;
                 out.push(Chunk::Reasoning(text.to_string()));
@@ -209,11 +229,19 @@ impl Decoder {
                 None | Some(Value::Null) => "{}".to_string(),
                 Some(args) => args.to_string(),
             };
-            let signature = part.get("thoughtSignature").and_then(Value::as_str).filter(|s| !s.is_empty());
+            let signature = part
+                .get("thoughtSignature")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty());
             out.push(Chunk::ToolCall(ToolCallDelta {
                 index,
                 id: Some(id),
-                name: Some(call.get("name").and_then(Value::as_str).unwrap_or("").to_string()),
+                name: Some(
+                    call.get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_string(),
+                ),
                 arguments,
                 provider_data: signature.map(provider_data_for),
             }));
@@ -253,7 +281,8 @@ impl Decoder {
             FinishKind::Stop
         };
         if self.text == 0 && self.tools == 0 {
-            let thought = self.reasoning > 0 || self.usage.is_some_and(|u| u.reasoning_tokens.is_some());
+            let thought =
+                self.reasoning > 0 || self.usage.is_some_and(|u| u.reasoning_tokens.is_some());
             if reason == "MAX_TOKENS" && !thought {
                 // Nothing at all before the length limit: the silent overflow, which the host
                 // concludes for every adapter alike (CONTEXT_WINDOW_EXCEEDED, compaction's job).
@@ -262,7 +291,11 @@ impl Decoder {
             let why = if reason == "MAX_TOKENS" {
                 format!(
                     "Gemini reached the output token limit (finishReason MAX_TOKENS) before any text{}",
-                    if thought { ": thinking used the whole budget; raise max-tokens" } else { "" }
+                    if thought {
+                        ": thinking used the whole budget; raise max-tokens"
+                    } else {
+                        ""
+                    }
                 )
             } else {
                 format!("Gemini finished (finishReason {reason}) without any text or function call")
@@ -287,7 +320,11 @@ impl Decoder {
         if let Some(usage) = self.usage {
             out.push(Chunk::Usage(usage));
         }
-        out.push(Chunk::Finish(Finish { kind, reason: reason.map(str::to_string), failure }));
+        out.push(Chunk::Finish(Finish {
+            kind,
+            reason: reason.map(str::to_string),
+            failure,
+        }));
         self.finished = true;
         self.input.discard_raw();
     }
@@ -309,7 +346,9 @@ impl Decoder {
         };
         let understood = items.iter().any(|v| {
             v.as_object().is_some_and(|o| {
-                ["candidates", "usageMetadata", "promptFeedback", "error"].iter().any(|k| o.contains_key(*k))
+                ["candidates", "usageMetadata", "promptFeedback", "error"]
+                    .iter()
+                    .any(|k| o.contains_key(*k))
             })
         });
         if !understood {
@@ -321,12 +360,18 @@ impl Decoder {
     fn unparseable(&self, text: &str) -> LlmFailure {
         let content_type = self.head.header("content-type").unwrap_or("none");
         let start = if looks_like_html(text) {
-            html_title(text)
-                .map_or_else(|| excerpt(text, QUOTE_CHARS), |t| format!("an HTML page titled {t:?}"))
+            html_title(text).map_or_else(
+                || excerpt(text, QUOTE_CHARS),
+                |t| format!("an HTML page titled {t:?}"),
+            )
         } else {
             format!("{:?}", excerpt(text, QUOTE_CHARS))
         };
-        let size = if self.input.raw_too_large() { " (too large to be one JSON document)" } else { "" };
+        let size = if self.input.raw_too_large() {
+            " (too large to be one JSON document)"
+        } else {
+            ""
+        };
         LlmFailure {
             request_id: header_request_id(&self.head),
             ..LlmFailure::new(

@@ -43,8 +43,8 @@ use std::collections::HashMap;
 use serde_json::{Map, Value, json};
 
 use crate::types::{
-    CompletionRequest, ContentPart, Endpoint, HttpPlan, LlmFailure, ReasoningEffort, ResponseFormat,
-    Role, ToolCall, ToolSpec, codes,
+    CompletionRequest, ContentPart, Endpoint, HttpPlan, LlmFailure, ReasoningEffort,
+    ResponseFormat, Role, ToolCall, ToolSpec, codes,
 };
 
 /// Google's documented stand-in for a thought signature the client no longer has.
@@ -62,7 +62,10 @@ pub fn provider_data_for(signature: &str) -> String {
 /// The thought signature kept in a call's provider data, if this adapter wrote it.
 pub fn signature_of(provider_data: Option<&str>) -> Option<String> {
     let value = serde_json::from_str::<Value>(provider_data?).ok()?;
-    let s = value.get(PROVIDER_DATA_KEY)?.get("thoughtSignature")?.as_str()?;
+    let s = value
+        .get(PROVIDER_DATA_KEY)?
+        .get("thoughtSignature")?
+        .as_str()?;
     (!s.is_empty()).then(|| s.to_string())
 }
 
@@ -76,7 +79,11 @@ pub fn plan_request(endpoint: &Endpoint, req: &CompletionRequest) -> Result<Http
         ));
     }
     // `gemini-2.5-flash` → models/gemini-2.5-flash; `models/...` and `tunedModels/...` are full names.
-    let resource = if model.contains('/') { model.to_string() } else { format!("models/{model}") };
+    let resource = if model.contains('/') {
+        model.to_string()
+    } else {
+        format!("models/{model}")
+    };
     let path: Vec<String> = resource.split('/').map(percent_encode).collect();
     let base = endpoint.base_url.trim_end_matches('/');
     let body = request_body(req)?;
@@ -151,26 +158,40 @@ pub fn request_body(req: &CompletionRequest) -> Result<Value, LlmFailure> {
                 match m.tool_call_id.as_deref().and_then(|id| call_names.get(id)) {
                     Some(name) => push(
                         "user",
-                        vec![json!({ "functionResponse": { "name": name, "response": response_object(&text) } })],
+                        vec![
+                            json!({ "functionResponse": { "name": name, "response": response_object(&text) } }),
+                        ],
                     ),
                     None => {
                         let id = m.tool_call_id.as_deref().unwrap_or("(no id)");
-                        push("user", vec![json!({ "text": format!("[result of tool call {id}]\n{text}") })]);
+                        push(
+                            "user",
+                            vec![json!({ "text": format!("[result of tool call {id}]\n{text}") })],
+                        );
                     }
                 }
             }
         }
     }
     let mut body = Map::new();
-    let contents: Vec<Value> =
-        contents.into_iter().map(|(role, parts)| json!({ "role": role, "parts": parts })).collect();
+    let contents: Vec<Value> = contents
+        .into_iter()
+        .map(|(role, parts)| json!({ "role": role, "parts": parts }))
+        .collect();
     body.insert("contents".into(), Value::Array(contents));
     if !system.is_empty() {
         body.insert("systemInstruction".into(), json!({ "parts": system }));
     }
     if !req.tools.is_empty() {
-        let declarations = req.tools.iter().map(declaration).collect::<Result<Vec<_>, _>>()?;
-        body.insert("tools".into(), json!([{ "functionDeclarations": declarations }]));
+        let declarations = req
+            .tools
+            .iter()
+            .map(declaration)
+            .collect::<Result<Vec<_>, _>>()?;
+        body.insert(
+            "tools".into(),
+            json!([{ "functionDeclarations": declarations }]),
+        );
     }
     let config = generation_config(req)?;
     if !config.is_empty() {
@@ -211,14 +232,19 @@ fn inline_image(index: usize, url: &str) -> Result<Value, LlmFailure> {
              give the image inline as a data: URL (data:image/png;base64,...)"
         )));
     }
-    Err(invalid(format!("message {index}: an image must be a data: URL, got {shown:?}")))
+    Err(invalid(format!(
+        "message {index}: an image must be a data: URL, got {shown:?}"
+    )))
 }
 
 /// A stored call as a `functionCall` part, with its thought signature (or, first in its turn, the
 /// placeholder).
 fn function_call_part(call: &ToolCall, first: bool) -> Value {
     let mut part = Map::new();
-    part.insert("functionCall".into(), json!({ "name": call.name, "args": args_object(&call.arguments) }));
+    part.insert(
+        "functionCall".into(),
+        json!({ "name": call.name, "args": args_object(&call.arguments) }),
+    );
     match signature_of(call.provider_data.as_deref()) {
         Some(signature) => {
             part.insert("thoughtSignature".into(), json!(signature));
@@ -265,7 +291,10 @@ fn declaration(tool: &ToolSpec) -> Result<Value, LlmFailure> {
         })?;
         if let Some(parameters) = gemini_schema(&schema) {
             let empty_object = parameters.get("type").and_then(Value::as_str) == Some("object")
-                && parameters.get("properties").and_then(Value::as_object).is_none_or(Map::is_empty);
+                && parameters
+                    .get("properties")
+                    .and_then(Value::as_object)
+                    .is_none_or(Map::is_empty);
             if !empty_object {
                 d.insert("parameters".into(), parameters);
             }
@@ -275,9 +304,28 @@ fn declaration(tool: &ToolSpec) -> Result<Value, LlmFailure> {
 }
 
 const SCHEMA_KEYS: &[&str] = &[
-    "type", "format", "title", "description", "nullable", "enum", "maxItems", "minItems",
-    "properties", "required", "minProperties", "maxProperties", "minLength", "maxLength", "pattern",
-    "example", "anyOf", "propertyOrdering", "default", "items", "minimum", "maximum",
+    "type",
+    "format",
+    "title",
+    "description",
+    "nullable",
+    "enum",
+    "maxItems",
+    "minItems",
+    "properties",
+    "required",
+    "minProperties",
+    "maxProperties",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "example",
+    "anyOf",
+    "propertyOrdering",
+    "default",
+    "items",
+    "minimum",
+    "maximum",
 ];
 
 /// A JSON value as JavaScript's `String(v)` writes it (enum values become strings).
@@ -302,7 +350,10 @@ pub fn gemini_schema(schema: &Value) -> Option<Value> {
         match k.as_str() {
             "type" => match v {
                 Value::Array(types) => {
-                    let kept: Vec<&Value> = types.iter().filter(|t| t.as_str() != Some("null")).collect();
+                    let kept: Vec<&Value> = types
+                        .iter()
+                        .filter(|t| t.as_str() != Some("null"))
+                        .collect();
                     if kept.len() != types.len() {
                         out.insert("nullable".into(), json!(true));
                     }
@@ -312,7 +363,8 @@ pub fn gemini_schema(schema: &Value) -> Option<Value> {
                             out.insert("type".into(), (*one).clone());
                         }
                         many => {
-                            let any: Vec<Value> = many.iter().map(|t| json!({ "type": t })).collect();
+                            let any: Vec<Value> =
+                                many.iter().map(|t| json!({ "type": t })).collect();
                             out.insert("anyOf".into(), Value::Array(any));
                         }
                     }
@@ -327,7 +379,10 @@ pub fn gemini_schema(schema: &Value) -> Option<Value> {
             }
             "oneOf" | "anyOf" => {
                 if let Value::Array(items) = v {
-                    out.insert("anyOf".into(), Value::Array(items.iter().filter_map(gemini_schema).collect()));
+                    out.insert(
+                        "anyOf".into(),
+                        Value::Array(items.iter().filter_map(gemini_schema).collect()),
+                    );
                 }
             }
             "properties" => {
@@ -350,8 +405,11 @@ pub fn gemini_schema(schema: &Value) -> Option<Value> {
             }
             "enum" => {
                 if let Value::Array(values) = v {
-                    let strings: Vec<Value> =
-                        values.iter().filter(|x| !x.is_null()).map(|x| json!(js_string(x))).collect();
+                    let strings: Vec<Value> = values
+                        .iter()
+                        .filter(|x| !x.is_null())
+                        .map(|x| json!(js_string(x)))
+                        .collect();
                     out.insert("enum".into(), Value::Array(strings));
                 }
             }
@@ -367,7 +425,10 @@ pub fn gemini_schema(schema: &Value) -> Option<Value> {
         let props = out.get("properties").and_then(Value::as_object);
         let kept: Vec<Value> = required
             .iter()
-            .filter(|n| n.as_str().is_some_and(|n| props.is_some_and(|p| p.contains_key(n))))
+            .filter(|n| {
+                n.as_str()
+                    .is_some_and(|n| props.is_some_and(|p| p.contains_key(n)))
+            })
             .cloned()
             .collect();
         if kept.is_empty() {
@@ -376,7 +437,11 @@ pub fn gemini_schema(schema: &Value) -> Option<Value> {
             out.insert("required".into(), Value::Array(kept));
         }
     }
-    if out.get("anyOf").and_then(Value::as_array).is_some_and(Vec::is_empty) {
+    if out
+        .get("anyOf")
+        .and_then(Value::as_array)
+        .is_some_and(Vec::is_empty)
+    {
         out.remove("anyOf");
     }
     Some(Value::Object(out))
@@ -399,7 +464,9 @@ fn generation_config(req: &CompletionRequest) -> Result<Map<String, Value>, LlmF
     let mut config = Map::new();
     if let Some(max) = o.max_output_tokens {
         if max == 0 {
-            return Err(invalid("max-output-tokens is 0: Gemini requires at least 1"));
+            return Err(invalid(
+                "max-output-tokens is 0: Gemini requires at least 1",
+            ));
         }
         config.insert("maxOutputTokens".into(), json!(max));
     }
@@ -431,7 +498,10 @@ fn generation_config(req: &CompletionRequest) -> Result<Map<String, Value>, LlmF
         }
         Some(ResponseFormat::JsonSchema(format)) => {
             let schema = serde_json::from_str::<Value>(&format.schema_json).map_err(|e| {
-                invalid(format!("the response schema {:?} is not valid JSON ({e})", format.name))
+                invalid(format!(
+                    "the response schema {:?} is not valid JSON ({e})",
+                    format.name
+                ))
             })?;
             config.insert("responseMimeType".into(), json!("application/json"));
             if let Some(s) = gemini_schema(&schema) {
@@ -445,7 +515,9 @@ fn generation_config(req: &CompletionRequest) -> Result<Map<String, Value>, LlmF
 /// An f32 option as the decimal the caller wrote (0.7 crosses the boundary as 0.699999988...).
 fn f32_json(what: &str, v: f32) -> Result<Value, LlmFailure> {
     if !v.is_finite() || v < 0.0 {
-        return Err(invalid(format!("{what} is {v}: it must be a finite number, at least 0")));
+        return Err(invalid(format!(
+            "{what} is {v}: it must be a finite number, at least 0"
+        )));
     }
     let rounded = (f64::from(v) * 1e6).round() / 1e6;
     Ok(json!(rounded))

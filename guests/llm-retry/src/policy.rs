@@ -212,7 +212,10 @@ fn retryable_codes(v: &Value) -> Result<Vec<FailureCode>, String> {
         // A never-retried code is accepted (the host accepts every canonical code) but never acts:
         // `retries_code` leaves it out, and `on_failure` delegates it before reading the policy.
         let Some(code) = FailureCode::parse(code) else {
-            let retryable: Vec<&str> = codes::DEFAULT_RETRYABLE.iter().map(|c| c.as_str()).collect();
+            let retryable: Vec<&str> = codes::DEFAULT_RETRYABLE
+                .iter()
+                .map(|c| c.as_str())
+                .collect();
             return Err(format!(
                 "retryable_codes: unknown failure code {} (retryable codes: {})",
                 shown(item),

@@ -9,8 +9,8 @@ pub use dsh_guest_support::listener::{
 /// Canonical failure codes (shared), plus the sets the retry policy is defined by. The sets stay
 /// here: they are this listener's policy, not part of the WIT contract.
 pub mod codes {
-    pub use dsh_guest_support::types::codes::*;
     use dsh_guest_support::types::FailureCode;
+    pub use dsh_guest_support::types::codes::*;
 
     /// Retryable by default (docs/DESIGN.md): the default `retryable_codes`, and the set `always` mode
     /// retries.

@@ -10,7 +10,11 @@ use crate::types::{LlmFailure, ResponseHead};
 
 /// `x-request-id` (OpenAI and most compatible servers), else `request-id`; the message is the
 /// provider's own, verbatim.
-const OPENAI: Provider = Provider { request_id_headers: &["x-request-id", "request-id"], type_in_message: false, called: "the provider" };
+const OPENAI: Provider = Provider {
+    request_id_headers: &["x-request-id", "request-id"],
+    type_in_message: false,
+    called: "the provider",
+};
 
 /// Classify a non-2xx answer. Never fails: a body that is not JSON (a proxy's HTML page, garbage,
 /// nothing) is classified by its status, with the start of the body quoted.

@@ -11,8 +11,8 @@
 use serde_json::Value;
 
 use crate::classify::{classify_in_band, header_request_id};
-use crate::plan::provider_data_for;
 use crate::fast::{self, ChatChunk, Str};
+use crate::plan::provider_data_for;
 use crate::sse::SseEvent;
 use crate::text::{QUOTE_CHARS, excerpt, html_title, looks_like_html};
 use crate::tools::ToolIndexer;
@@ -26,7 +26,13 @@ use dsh_guest_support::body::BodyInput;
 /// message, at the top or one object down.
 fn carries_an_error(v: &Value) -> bool {
     const ERROR_KEYS: &[&str] = &[
-        "error_code", "errorCode", "error_msg", "error_message", "errorMessage", "errmsg", "err_msg",
+        "error_code",
+        "errorCode",
+        "error_msg",
+        "error_message",
+        "errorMessage",
+        "errmsg",
+        "err_msg",
         "errors",
     ];
     let Some(o) = v.as_object() else { return false };

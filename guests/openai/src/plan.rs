@@ -119,7 +119,9 @@ fn content_parts_json(parts: &[ContentPart]) -> Value {
         .iter()
         .map(|p| match p {
             ContentPart::Text(text) => json!({ "type": "text", "text": text }),
-            ContentPart::ImageUrl(url) => json!({ "type": "image_url", "image_url": { "url": url } }),
+            ContentPart::ImageUrl(url) => {
+                json!({ "type": "image_url", "image_url": { "url": url } })
+            }
         })
         .collect()
 }
@@ -160,13 +162,23 @@ fn extra_content_of(provider_data: &str) -> Option<Value> {
 /// servers that only know `max_tokens` (older vLLM, llama.cpp, Ollama), get `max_tokens`. A
 /// routing prefix (`openai/o3-mini` on OpenRouter) is looked through.
 pub fn uses_max_completion_tokens(model: &str) -> bool {
-    let name = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
-    let o_series = name.strip_prefix('o').is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
+    let name = model
+        .rsplit('/')
+        .next()
+        .unwrap_or(model)
+        .to_ascii_lowercase();
+    let o_series = name
+        .strip_prefix('o')
+        .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()));
     o_series || name.starts_with("gpt-5")
 }
 
 /// The generation options, by OpenAI's names. Only what is set is sent.
-fn options_json(model: &str, o: &GenerationOptions, body: &mut Map<String, Value>) -> Result<(), LlmFailure> {
+fn options_json(
+    model: &str,
+    o: &GenerationOptions,
+    body: &mut Map<String, Value>,
+) -> Result<(), LlmFailure> {
     if let Some(max) = o.max_output_tokens {
         let name = if uses_max_completion_tokens(model) {
             "max_completion_tokens"
@@ -200,7 +212,9 @@ fn options_json(model: &str, o: &GenerationOptions, body: &mut Map<String, Value
         }
         Some(ResponseFormat::JsonSchema(f)) => {
             if f.name.trim().is_empty() {
-                return Err(invalid("response format json-schema has no name: OpenAI requires one"));
+                return Err(invalid(
+                    "response format json-schema has no name: OpenAI requires one",
+                ));
             }
             let schema = serde_json::from_str::<Value>(&f.schema_json)
                 .ok()

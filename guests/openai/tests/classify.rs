@@ -7,7 +7,9 @@ use common::head;
 use dsh_guest_openai::classify_failure;
 
 fn code(status: u16, body: &str) -> String {
-    classify_failure(&head(status, &[]), body.as_bytes()).code.to_string()
+    classify_failure(&head(status, &[]), body.as_bytes())
+        .code
+        .to_string()
 }
 
 #[test]
@@ -164,7 +166,10 @@ fn auth_invalid_request_content_filter_timeout_by_status_and_body() {
         "INVALID_REQUEST"
     );
     // Payload Too Large: only a smaller request can succeed (Cerebras answers an overflow so).
-    assert_eq!(code(413, "request entity too large"), "CONTEXT_WINDOW_EXCEEDED");
+    assert_eq!(
+        code(413, "request entity too large"),
+        "CONTEXT_WINDOW_EXCEEDED"
+    );
     assert_eq!(code(413, ""), "CONTEXT_WINDOW_EXCEEDED");
     assert_eq!(
         code(
@@ -234,14 +239,22 @@ fn non_json_bodies_classify_by_status_with_a_clear_message() {
     );
 
     // JSON with no message anywhere is not called "non-JSON".
-    let f = classify_failure(&head(500, &[]), br#"{"result":null,"success":false,"errors":[]}"#);
+    let f = classify_failure(
+        &head(500, &[]),
+        br#"{"result":null,"success":false,"errors":[]}"#,
+    );
     assert!(
         f.message.contains("a JSON body in no error shape") && f.message.contains("\"success\""),
         "{}",
         f.message
     );
     let f = classify_failure(&head(500, &[]), b"upstream connect error");
-    assert!(f.message.contains("a non-JSON body: upstream connect error"), "{}", f.message);
+    assert!(
+        f.message
+            .contains("a non-JSON body: upstream connect error"),
+        "{}",
+        f.message
+    );
 
     let f = classify_failure(&head(500, &[]), b"");
     assert_eq!(f.code, "SERVER_ERROR");
@@ -319,7 +332,11 @@ fn googles_quota_details_tell_a_daily_quota_from_a_per_minute_one() {
             r#"{{"error":{{"code":429,"message":"You exceeded your current quota, please check your plan and billing details.","status":"RESOURCE_EXHAUSTED","details":[{{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{{"quotaId":"{quota_id}","quotaValue":"{value}"}}]}},{{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"{delay}"}}]}}}}"#
         )
     };
-    let per_minute = gemini("GenerateContentInputTokensPerModelPerMinute-FreeTier", "250000", "26.5s");
+    let per_minute = gemini(
+        "GenerateContentInputTokensPerModelPerMinute-FreeTier",
+        "250000",
+        "26.5s",
+    );
     let f = classify_failure(&head(429, &[]), per_minute.as_bytes());
     assert_eq!(f.code.to_string(), "RATE_LIMITED");
     assert_eq!(f.provider_retry_after_ms, Some(26_500));
@@ -327,9 +344,17 @@ fn googles_quota_details_tell_a_daily_quota_from_a_per_minute_one() {
     let f = classify_failure(&head(429, &[("retry-after", "3")]), per_minute.as_bytes());
     assert_eq!(f.provider_retry_after_ms, Some(3_000));
 
-    let per_day = gemini("GenerateRequestsPerDayPerProjectPerModel-FreeTier", "25", "5s");
+    let per_day = gemini(
+        "GenerateRequestsPerDayPerProjectPerModel-FreeTier",
+        "25",
+        "5s",
+    );
     assert_eq!(code(429, &per_day), "QUOTA_EXCEEDED");
-    let none_at_all = gemini("GenerateContentInputTokensPerModelPerMinute-FreeTier", "0", "5s");
+    let none_at_all = gemini(
+        "GenerateContentInputTokensPerModelPerMinute-FreeTier",
+        "0",
+        "5s",
+    );
     assert_eq!(code(429, &none_at_all), "QUOTA_EXCEEDED");
     // ErrorInfo's metadata says the same in other fields.
     let region = r#"{"error":{"code":429,"message":"Quota exceeded for quota metric 'Generate Content API requests per minute'","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"RATE_LIMIT_EXCEEDED","metadata":{"quota_limit_value":"0","quota_limit":"GenerateContentRequestsPerMinutePerProjectPerRegion"}}]}}"#;
@@ -337,7 +362,10 @@ fn googles_quota_details_tell_a_daily_quota_from_a_per_minute_one() {
     // Garbage in the details changes nothing.
     let odd = r#"{"error":{"code":429,"message":"Resource has been exhausted","status":"RESOURCE_EXHAUSTED","details":[{"retryDelay":"soon"},{"violations":"none"},7]}}"#;
     let f = classify_failure(&head(429, &[]), odd.as_bytes());
-    assert_eq!((f.code.to_string(), f.provider_retry_after_ms), ("RATE_LIMITED".to_string(), None));
+    assert_eq!(
+        (f.code.to_string(), f.provider_retry_after_ms),
+        ("RATE_LIMITED".to_string(), None)
+    );
 }
 
 #[test]
@@ -353,23 +381,44 @@ fn a_usage_cap_under_a_rate_limit_label_is_quota_unless_it_is_short() {
 #[test]
 fn a_crash_is_a_server_error_and_flagged_input_a_content_filter_whatever_the_status() {
     assert_eq!(
-        code(400, r#"{"error":"The model has crashed without additional information. (Exit code: null)"}"#),
+        code(
+            400,
+            r#"{"error":"The model has crashed without additional information. (Exit code: null)"}"#
+        ),
         "SERVER_ERROR"
     );
-    assert_eq!(code(422, r#"{"error":{"message":"input new_sensitive (1026)"}}"#), "CONTENT_FILTER");
-    assert_eq!(code(400, r#"{"error":{"message":"输入内容包含敏感信息"}}"#), "CONTENT_FILTER");
+    assert_eq!(
+        code(422, r#"{"error":{"message":"input new_sensitive (1026)"}}"#),
+        "CONTENT_FILTER"
+    );
+    assert_eq!(
+        code(400, r#"{"error":{"message":"输入内容包含敏感信息"}}"#),
+        "CONTENT_FILTER"
+    );
     // "case-sensitive" is not flagged content.
-    assert_eq!(code(400, r#"{"error":{"message":"model names are case-sensitive"}}"#), "INVALID_REQUEST");
+    assert_eq!(
+        code(
+            400,
+            r#"{"error":{"message":"model names are case-sensitive"}}"#
+        ),
+        "INVALID_REQUEST"
+    );
 }
 
 #[test]
 fn llama_cpp_context_by_name_and_a_size_limit_are_overflows() {
     assert_eq!(
-        code(400, r#"{"error":"Cannot truncate prompt with n_keep (15028) >= n_ctx (7424)"}"#),
+        code(
+            400,
+            r#"{"error":"Cannot truncate prompt with n_keep (15028) >= n_ctx (7424)"}"#
+        ),
         "CONTEXT_WINDOW_EXCEEDED"
     );
     assert_eq!(
-        code(400, r#"{"error":{"message":"media exceeds size limit: max 10485760 bytes (2013)","code":"invalid_prompt"}}"#),
+        code(
+            400,
+            r#"{"error":{"message":"media exceeds size limit: max 10485760 bytes (2013)","code":"invalid_prompt"}}"#
+        ),
         "CONTEXT_WINDOW_EXCEEDED"
     );
 }
@@ -380,7 +429,10 @@ fn an_error_inside_another_envelope_is_read_where_it_lies() {
     let body = r#"{"result":null,"success":false,"errors":[{"code":3040,"message":"Capacity temporarily exceeded, please try again."}],"messages":[]}"#;
     let f = classify_failure(&head(429, &[]), body.as_bytes());
     assert_eq!(f.code, "OVERLOADED");
-    assert_eq!(f.message, "Capacity temporarily exceeded, please try again.");
+    assert_eq!(
+        f.message,
+        "Capacity temporarily exceeded, please try again."
+    );
     // A header beside the data, with other message keys.
     let body = r#"{"header":{"code":10013,"error_msg":"Your balance is too low, please recharge"},"payload":null}"#;
     assert_eq!(code(400, body), "QUOTA_EXCEEDED");
@@ -405,11 +457,31 @@ fn a_token_count_over_a_limit_and_a_request_to_shorten_are_overflows_in_any_word
     }
     // Not overflows: an output parameter over its own cap, a budget to wait out, a rate.
     for (status, body, want) in [
-        (400, r#"{"error":{"message":"max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens"}}"#, "INVALID_REQUEST"),
-        (400, r#"{"error":{"message":"the request's max_tokens exceeds the maximum of 4096 tokens"}}"#, "INVALID_REQUEST"),
-        (400, r#"{"message":"Too many tokens, please wait before trying again."}"#, "INVALID_REQUEST"),
-        (400, r#"{"error":{"message":"You have exceeded the input token rate, more than 100000 tokens"}}"#, "INVALID_REQUEST"),
-        (400, r#"{"error":{"message":"Please reduce the request rate"}}"#, "INVALID_REQUEST"),
+        (
+            400,
+            r#"{"error":{"message":"max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens"}}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"the request's max_tokens exceeds the maximum of 4096 tokens"}}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            400,
+            r#"{"message":"Too many tokens, please wait before trying again."}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"You have exceeded the input token rate, more than 100000 tokens"}}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"Please reduce the request rate"}}"#,
+            "INVALID_REQUEST",
+        ),
     ] {
         assert_eq!(code(status, body), want, "{body}");
     }
@@ -418,14 +490,26 @@ fn a_token_count_over_a_limit_and_a_request_to_shorten_are_overflows_in_any_word
 #[test]
 fn a_budget_written_with_a_slash_is_read_like_one_written_in_words() {
     assert_eq!(
-        code(429, r#"{"message":"You are using a Trial key, which is limited to 1000 API calls / month."}"#),
+        code(
+            429,
+            r#"{"message":"You are using a Trial key, which is limited to 1000 API calls / month."}"#
+        ),
         "QUOTA_EXCEEDED"
     );
     assert_eq!(
-        code(429, r#"{"message":"You are using a Trial key, which is limited to 10 API calls / minute."}"#),
+        code(
+            429,
+            r#"{"message":"You are using a Trial key, which is limited to 10 API calls / minute."}"#
+        ),
         "RATE_LIMITED"
     );
-    assert_eq!(code(429, r#"{"error":{"message":"limit of 50 requests/day reached"}}"#), "QUOTA_EXCEEDED");
+    assert_eq!(
+        code(
+            429,
+            r#"{"error":{"message":"limit of 50 requests/day reached"}}"#
+        ),
+        "QUOTA_EXCEEDED"
+    );
 }
 
 #[test]
@@ -438,26 +522,64 @@ fn capacity_is_servers_full_unless_it_counts_tokens() {
         assert_eq!(code(429, body), "OVERLOADED", "{body}");
     }
     assert_eq!(
-        code(400, r#"{"error":{"message":"The prompt exceeds the model's capacity of 4096 tokens"}}"#),
+        code(
+            400,
+            r#"{"error":{"message":"The prompt exceeds the model's capacity of 4096 tokens"}}"#
+        ),
         "CONTEXT_WINDOW_EXCEEDED"
     );
     // A 5xx keeps its status's meaning.
-    assert_eq!(code(500, r#"{"error":{"message":"out of capacity"}}"#), "SERVER_ERROR");
+    assert_eq!(
+        code(500, r#"{"error":{"message":"out of capacity"}}"#),
+        "SERVER_ERROR"
+    );
 }
 
 #[test]
 fn auth_throttling_and_deadlines_in_general_words() {
     for (status, body, want) in [
-        (400, r#"{"error":{"message":"Unauthorized: invalid token"}}"#, "AUTH"),
-        (400, r#"{"error":{"message":"Permission denied on resource project x"}}"#, "AUTH"),
-        (500, r#"{"error":{"message":"Your access token has expired"}}"#, "AUTH"),
-        (400, r#"{"error":{"message":"Requests are being throttled, slow down"}}"#, "RATE_LIMITED"),
-        (400, r#"{"error":{"message":"Too many concurrent requests for this model"}}"#, "RATE_LIMITED"),
-        (500, r#"{"error":{"message":"Deadline exceeded while waiting for the model"}}"#, "TIMEOUT"),
+        (
+            400,
+            r#"{"error":{"message":"Unauthorized: invalid token"}}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"Permission denied on resource project x"}}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"error":{"message":"Your access token has expired"}}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"Requests are being throttled, slow down"}}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"Too many concurrent requests for this model"}}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            500,
+            r#"{"error":{"message":"Deadline exceeded while waiting for the model"}}"#,
+            "TIMEOUT",
+        ),
         // A rate limit that names the key is still a rate limit.
-        (429, r#"{"error":{"message":"Rate limit reached for your API key"}}"#, "RATE_LIMITED"),
+        (
+            429,
+            r#"{"error":{"message":"Rate limit reached for your API key"}}"#,
+            "RATE_LIMITED",
+        ),
         // Deadline words on a 4xx are the request's fault, as timeout words are.
-        (400, r#"{"error":{"message":"deadline exceeded is not a valid value for stop"}}"#, "INVALID_REQUEST"),
+        (
+            400,
+            r#"{"error":{"message":"deadline exceeded is not a valid value for stop"}}"#,
+            "INVALID_REQUEST",
+        ),
     ] {
         assert_eq!(code(status, body), want, "{body}");
     }
@@ -466,18 +588,50 @@ fn auth_throttling_and_deadlines_in_general_words() {
 #[test]
 fn access_to_a_model_busy_servers_and_an_output_cap_by_meaning() {
     for (status, body, want) in [
-        (400, r#"{"error":{"message":"Project `p` is not allowed to use Publisher Model `m`"}}"#, "AUTH"),
-        (404, r#"{"error":{"message":"You do not have access to the model with the specified model ID."}}"#, "AUTH"),
+        (
+            400,
+            r#"{"error":{"message":"Project `p` is not allowed to use Publisher Model `m`"}}"#,
+            "AUTH",
+        ),
+        (
+            404,
+            r#"{"error":{"message":"You do not have access to the model with the specified model ID."}}"#,
+            "AUTH",
+        ),
         // A parameter not allowed is the request's fault.
-        (400, r#"{"error":{"message":"Extra inputs are not permitted: logit_bias"}}"#, "INVALID_REQUEST"),
-        (400, r#"{"error":{"message":"temperature is not allowed for this model"}}"#, "INVALID_REQUEST"),
-        (429, r#"{"error":{"message":"Model busy, retry later"}}"#, "OVERLOADED"),
+        (
+            400,
+            r#"{"error":{"message":"Extra inputs are not permitted: logit_bias"}}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"temperature is not allowed for this model"}}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            429,
+            r#"{"error":{"message":"Model busy, retry later"}}"#,
+            "OVERLOADED",
+        ),
         (200, r#"{"error":{"message":"system busy"}}"#, "OVERLOADED"),
         // An output parameter over its cap, whatever the words around it.
-        (400, r#"{"error":{"message":"max_tokens (10000) cannot exceed 8192. Please reduce the length of max output tokens generated."}}"#, "INVALID_REQUEST"),
-        (400, r#"{"error":{"message":"max_tokens is too large: 50000. This model supports at most 16384 completion tokens"}}"#, "INVALID_REQUEST"),
+        (
+            400,
+            r#"{"error":{"message":"max_tokens (10000) cannot exceed 8192. Please reduce the length of max output tokens generated."}}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"max_tokens is too large: 50000. This model supports at most 16384 completion tokens"}}"#,
+            "INVALID_REQUEST",
+        ),
         // The input and the output together over the context are still an overflow.
-        (400, r#"{"error":{"message":"input length and max_tokens exceed context limit: 174167 + 64000 > 200000"}}"#, "CONTEXT_WINDOW_EXCEEDED"),
+        (
+            400,
+            r#"{"error":{"message":"input length and max_tokens exceed context limit: 174167 + 64000 > 200000"}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
     ] {
         assert_eq!(code(status, body), want, "{body}");
     }
@@ -486,17 +640,49 @@ fn access_to_a_model_busy_servers_and_an_output_cap_by_meaning() {
 #[test]
 fn quota_in_its_own_words_beats_a_permission_label_and_a_short_horizon_beats_money() {
     for (status, body, want) in [
-        (403, r#"{"error":{"message":"Access forbidden: api key quota exceeded, daily_limit_amount=100","type":"permission_error","code":"forbidden"}}"#, "QUOTA_EXCEEDED"),
-        (403, r#"{"error":{"message":"user quota is not enough","type":"one_api_error","code":"insufficient_user_quota"}}"#, "QUOTA_EXCEEDED"),
-        (403, r#"{"error":{"message":"用户额度不足, 剩余额度: $0","type":"new_api_error"}}"#, "QUOTA_EXCEEDED"),
-        (400, r#"{"error":{"message":"your quota has been exhausted"}}"#, "QUOTA_EXCEEDED"),
+        (
+            403,
+            r#"{"error":{"message":"Access forbidden: api key quota exceeded, daily_limit_amount=100","type":"permission_error","code":"forbidden"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            403,
+            r#"{"error":{"message":"user quota is not enough","type":"one_api_error","code":"insufficient_user_quota"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            403,
+            r#"{"error":{"message":"用户额度不足, 剩余额度: $0","type":"new_api_error"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"your quota has been exhausted"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
         // A permission refused without money is still AUTH.
-        (403, r#"{"error":{"message":"Access forbidden","type":"permission_error"}}"#, "AUTH"),
+        (
+            403,
+            r#"{"error":{"message":"Access forbidden","type":"permission_error"}}"#,
+            "AUTH",
+        ),
         // A quota per minute is a rate.
-        (429, r#"{"error":{"message":"quota exceeded: 60 requests per minute"}}"#, "RATE_LIMITED"),
+        (
+            429,
+            r#"{"error":{"message":"quota exceeded: 60 requests per minute"}}"#,
+            "RATE_LIMITED",
+        ),
         // Money named, but the provider says the limit lifts in seconds.
-        (429, r#"{"detail":"Request was throttled. Your rate limit is reduced to 6 requests per minute while you have less than $5.0 in credit. Your rate limit resets in ~5s."}"#, "RATE_LIMITED"),
-        (402, r#"{"error":{"message":"Insufficient credits"}}"#, "QUOTA_EXCEEDED"),
+        (
+            429,
+            r#"{"detail":"Request was throttled. Your rate limit is reduced to 6 requests per minute while you have less than $5.0 in credit. Your rate limit resets in ~5s."}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            402,
+            r#"{"error":{"message":"Insufficient credits"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
     ] {
         assert_eq!(code(status, body), want, "{body}");
     }
@@ -505,15 +691,51 @@ fn quota_in_its_own_words_beats_a_permission_label_and_a_short_horizon_beats_mon
 #[test]
 fn routing_permission_sensitivity_and_failed_services_by_meaning() {
     for (status, body, want) in [
-        (503, r#"{"error":{"message":"当前分组 default 下对于模型 x 无可用渠道","type":"new_api_error"}}"#, "INVALID_REQUEST"),
-        (503, r#"{"error":{"message":"no available channel for model x under group default"}}"#, "INVALID_REQUEST"),
-        (400, r#"{"error":{"message":"No permission to use the model","type":"invalid_request_error"}}"#, "AUTH"),
-        (400, r#"{"error":{"message":"Sensitive chat messages","type":"invalid_request_error"}}"#, "CONTENT_FILTER"),
-        (400, r#"{"error":{"message":"model names are case sensitive: use gpt-4o"}}"#, "INVALID_REQUEST"),
-        (400, r#"{"error":{"message":"Sensitive check error","type":"invalid_request_error"}}"#, "SERVER_ERROR"),
-        (400, r#"{"error":{"message":"Web search error"}}"#, "SERVER_ERROR"),
-        (400, r#"{"error":{"message":"Access token invalid or no longer valid"}}"#, "AUTH"),
-        (400, r#"{"error":{"message":"invalid key 'foo' in the request body"}}"#, "INVALID_REQUEST"),
+        (
+            503,
+            r#"{"error":{"message":"当前分组 default 下对于模型 x 无可用渠道","type":"new_api_error"}}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            503,
+            r#"{"error":{"message":"no available channel for model x under group default"}}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"No permission to use the model","type":"invalid_request_error"}}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"Sensitive chat messages","type":"invalid_request_error"}}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"model names are case sensitive: use gpt-4o"}}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"Sensitive check error","type":"invalid_request_error"}}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"Web search error"}}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"Access token invalid or no longer valid"}}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"invalid key 'foo' in the request body"}}"#,
+            "INVALID_REQUEST",
+        ),
     ] {
         assert_eq!(code(status, body), want, "{body}");
     }
@@ -523,24 +745,80 @@ fn routing_permission_sensitivity_and_failed_services_by_meaning() {
 fn time_maintenance_unloaded_models_validation_and_budgets_by_meaning() {
     for (status, body, want) in [
         // "too long" of time is a timeout, not an overflow.
-        (504, r#"{"error":{"message":"The request took too long to complete and was timed-out."}}"#, "TIMEOUT"),
-        (500, r#"{"error":{"message":"upstream is taking too long to respond"}}"#, "TIMEOUT"),
-        (400, r#"{"error":{"message":"The request is too long for this model"}}"#, "CONTEXT_WINDOW_EXCEEDED"),
+        (
+            504,
+            r#"{"error":{"message":"The request took too long to complete and was timed-out."}}"#,
+            "TIMEOUT",
+        ),
+        (
+            500,
+            r#"{"error":{"message":"upstream is taking too long to respond"}}"#,
+            "TIMEOUT",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"The request is too long for this model"}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
         // A server down for maintenance or without a model is the server's failure, whatever the status.
-        (429, r#"{"detail":"model is under maintenance"}"#, "SERVER_ERROR"),
-        (503, r#"{"detail":"No models are currently loaded."}"#, "SERVER_ERROR"),
-        (503, r#"{"detail":"Chat completion x aborted. Maybe the model was unloaded?"}"#, "SERVER_ERROR"),
+        (
+            429,
+            r#"{"detail":"model is under maintenance"}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            503,
+            r#"{"detail":"No models are currently loaded."}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            503,
+            r#"{"detail":"Chat completion x aborted. Maybe the model was unloaded?"}"#,
+            "SERVER_ERROR",
+        ),
         // The request rejected, under a 500.
-        (500, r#"{"object":"error","message":"1 validation error for Request\nbody -> prompt\n  str type expected","code":40001}"#, "INVALID_REQUEST"),
-        (500, r#"{"detail":{"msg":"Error parsing input.","type":"bad_input"}}"#, "INVALID_REQUEST"),
-        (500, r#"{"detail":{"msg":"Payload is too big. Max payload size is 32MB.","type":"bad_input"}}"#, "CONTEXT_WINDOW_EXCEEDED"),
+        (
+            500,
+            r#"{"object":"error","message":"1 validation error for Request\nbody -> prompt\n  str type expected","code":40001}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            500,
+            r#"{"detail":{"msg":"Error parsing input.","type":"bad_input"}}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            500,
+            r#"{"detail":{"msg":"Payload is too big. Max payload size is 32MB.","type":"bad_input"}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
         // A 500 that failed to parse its own output is still the server's.
-        (500, r#"{"error":{"message":"failed to parse the model's output"}}"#, "SERVER_ERROR"),
+        (
+            500,
+            r#"{"error":{"message":"failed to parse the model's output"}}"#,
+            "SERVER_ERROR",
+        ),
         // A budget spent is quota; a token budget per minute is a rate.
-        (429, r#"{"error":{"message":"Budget has been exceeded! Current cost: 3.1, Max budget: 2.5","type":"budget_exceeded"}}"#, "QUOTA_EXCEEDED"),
-        (400, r#"{"error":{"message":"Budget has been exceeded for this key"}}"#, "QUOTA_EXCEEDED"),
-        (429, r#"{"error":{"message":"token budget exceeded: 10000 tokens per minute"}}"#, "RATE_LIMITED"),
-        (400, r#"{"error":{"message":"budget_tokens must be less than max_tokens"}}"#, "INVALID_REQUEST"),
+        (
+            429,
+            r#"{"error":{"message":"Budget has been exceeded! Current cost: 3.1, Max budget: 2.5","type":"budget_exceeded"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"Budget has been exceeded for this key"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error":{"message":"token budget exceeded: 10000 tokens per minute"}}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"budget_tokens must be less than max_tokens"}}"#,
+            "INVALID_REQUEST",
+        ),
     ] {
         assert_eq!(code(status, body), want, "{body}");
     }
@@ -550,17 +828,45 @@ fn time_maintenance_unloaded_models_validation_and_budgets_by_meaning() {
 fn a_message_for_people_the_input_limit_by_name_and_servers_not_set_up() {
     for (status, body, want) in [
         // The message for people says which budget ran out.
-        (429, r#"{"error":{"message":"Hit token rate limit. Minute limit: 0 / 1600000 tokens. Day limit: 2105 / 10 tokens.","display_message":"You've exceeded your daily token limit","code":"429"}}"#, "QUOTA_EXCEEDED"),
-        (429, r#"{"error":{"message":"Hit token rate limit.","display_message":"Slow down a little","code":"429"}}"#, "RATE_LIMITED"),
+        (
+            429,
+            r#"{"error":{"message":"Hit token rate limit. Minute limit: 0 / 1600000 tokens. Day limit: 2105 / 10 tokens.","display_message":"You've exceeded your daily token limit","code":"429"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error":{"message":"Hit token rate limit.","display_message":"Slow down a little","code":"429"}}"#,
+            "RATE_LIMITED",
+        ),
         // A limit on the input alone, named, is an overflow without words of excess.
-        (500, r#"{"error":{"message":"status code: 400, message: input token limit is 97280"}}"#, "CONTEXT_WINDOW_EXCEEDED"),
+        (
+            500,
+            r#"{"error":{"message":"status code: 400, message: input token limit is 97280"}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
         // A server not set up to serve, against one too busy.
-        (503, r#"{"detail":"Service is not available"}"#, "SERVER_ERROR"),
+        (
+            503,
+            r#"{"detail":"Service is not available"}"#,
+            "SERVER_ERROR",
+        ),
         (503, r#"{"detail":"No model loaded."}"#, "SERVER_ERROR"),
-        (503, r#"{"error":{"message":"Service Unavailable"}}"#, "OVERLOADED"),
+        (
+            503,
+            r#"{"error":{"message":"Service Unavailable"}}"#,
+            "OVERLOADED",
+        ),
         // Error names run together.
-        (400, r#"{"header":{"code":11202,"message":"AppIdQpsOverFlowError","status":2}}"#, "RATE_LIMITED"),
-        (400, r#"{"header":{"code":11200,"message":"AppIdNoAuthError:(17:17:15.673) domain.generalv3","status":2}}"#, "AUTH"),
+        (
+            400,
+            r#"{"header":{"code":11202,"message":"AppIdQpsOverFlowError","status":2}}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            400,
+            r#"{"header":{"code":11200,"message":"AppIdNoAuthError:(17:17:15.673) domain.generalv3","status":2}}"#,
+            "AUTH",
+        ),
     ] {
         assert_eq!(code(status, body), want, "{body}");
     }
@@ -571,25 +877,85 @@ fn words_naming_another_meaning_outrank_a_rate_label_plans_sizes_and_refused_cli
     for (status, body, want) in [
         // A relay's catch-all rate label over money, a plan without the model, overload and a
         // daily limit used up.
-        (429, r#"{"type":"error","error":{"type":"rate_limit_error","message":"Insufficient balance or no resource package. Please recharge."}}"#, "QUOTA_EXCEEDED"),
-        (429, r#"{"type":"error","error":{"type":"rate_limit_error","message":"Your current subscription plan does not yet include access to this model"}}"#, "QUOTA_EXCEEDED"),
-        (429, r#"{"error":{"type":"rate_limit_error","message":"The engine is currently overloaded, please try again later"}}"#, "OVERLOADED"),
-        (429, r#"{"error":{"type":"rate_limit_exceeded","message":"api key 日限额已用完"}}"#, "QUOTA_EXCEEDED"),
-        (429, r#"{"error":{"type":"rate_limit_error","message":"Your daily allowance is used up"}}"#, "QUOTA_EXCEEDED"),
+        (
+            429,
+            r#"{"type":"error","error":{"type":"rate_limit_error","message":"Insufficient balance or no resource package. Please recharge."}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"type":"error","error":{"type":"rate_limit_error","message":"Your current subscription plan does not yet include access to this model"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error":{"type":"rate_limit_error","message":"The engine is currently overloaded, please try again later"}}"#,
+            "OVERLOADED",
+        ),
+        (
+            429,
+            r#"{"error":{"type":"rate_limit_exceeded","message":"api key 日限额已用完"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error":{"type":"rate_limit_error","message":"Your daily allowance is used up"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
         // ... but not over what is the account's own rate, or a quota that only says "exceeded".
-        (429, r#"{"error":{"type":"rate_limit_error","message":"Rate limit exceeded while the servers are overloaded"}}"#, "RATE_LIMITED"),
-        (429, r#"{"error":{"type":"rate_limit_error","message":"Insufficient balance for this rate tier. Please try again in 20s"}}"#, "RATE_LIMITED"),
-        (429, r#"{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","message":"Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model"}}"#, "RATE_LIMITED"),
-        (429, r#"{"error":{"type":"rate_limit_error","message":"quota per minute exhausted"}}"#, "RATE_LIMITED"),
+        (
+            429,
+            r#"{"error":{"type":"rate_limit_error","message":"Rate limit exceeded while the servers are overloaded"}}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            429,
+            r#"{"error":{"type":"rate_limit_error","message":"Insufficient balance for this rate tier. Please try again in 20s"}}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            429,
+            r#"{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","message":"Quota exceeded for aiplatform.googleapis.com/online_prediction_requests_per_base_model"}}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            429,
+            r#"{"error":{"type":"rate_limit_error","message":"quota per minute exhausted"}}"#,
+            "RATE_LIMITED",
+        ),
         // An offer to upgrade is not a plan refusing.
-        (529, r#"{"error":{"message":"High traffic detected. For a more stable experience, upgrade to our Plus plan"}}"#, "OVERLOADED"),
+        (
+            529,
+            r#"{"error":{"message":"High traffic detected. For a more stable experience, upgrade to our Plus plan"}}"#,
+            "OVERLOADED",
+        ),
         // The size of the request over a limit is an overflow; another thing's size is not.
-        (400, r#"{"error":{"message":"total message size 2100954 exceeds limit 2097152"}}"#, "CONTEXT_WINDOW_EXCEEDED"),
-        (400, r#"{"error":{"message":"request size exceeds the maximum allowed"}}"#, "CONTEXT_WINDOW_EXCEEDED"),
-        (400, r#"{"error":{"message":"image file size exceeds the limit of 20 MB"}}"#, "INVALID_REQUEST"),
+        (
+            400,
+            r#"{"error":{"message":"total message size 2100954 exceeds limit 2097152"}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"request size exceeds the maximum allowed"}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"image file size exceeds the limit of 20 MB"}}"#,
+            "INVALID_REQUEST",
+        ),
         // The caller refused for who it is; a parameter that "only allows" values is invalid.
-        (503, r#"{"error":{"message":"No available accounts: this group only allows Claude Code clients"}}"#, "AUTH"),
-        (400, r#"{"error":{"message":"temperature only allows values between 0 and 2"}}"#, "INVALID_REQUEST"),
+        (
+            503,
+            r#"{"error":{"message":"No available accounts: this group only allows Claude Code clients"}}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"temperature only allows values between 0 and 2"}}"#,
+            "INVALID_REQUEST",
+        ),
     ] {
         assert_eq!(code(status, body), want, "{body}");
     }
@@ -599,49 +965,149 @@ fn words_naming_another_meaning_outrank_a_rate_label_plans_sizes_and_refused_cli
 fn a_status_named_internal_guardrails_comparisons_a_failed_dependency_and_aws_message_keys() {
     for (status, body, want) in [
         // gRPC's and absl's status name for a server-side failure, under any status.
-        (400, r#"{"error":"Mediapipe execution failed. MP status - INTERNAL: graph run failed"}"#, "SERVER_ERROR"),
-        (400, r#"{"error":"status field must be one of internal, external"}"#, "INVALID_REQUEST"),
+        (
+            400,
+            r#"{"error":"Mediapipe execution failed. MP status - INTERNAL: graph run failed"}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            400,
+            r#"{"error":"status field must be one of internal, external"}"#,
+            "INVALID_REQUEST",
+        ),
         // A guardrail is a policy filter; a parameter named after one is not.
-        (446, r#"{"error":{"message":"The guardrail checks defined in the config failed."}}"#, "CONTENT_FILTER"),
-        (400, r#"{"error":{"message":"guardrailConfig is not supported for this model"}}"#, "INVALID_REQUEST"),
+        (
+            446,
+            r#"{"error":{"message":"The guardrail checks defined in the config failed."}}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"guardrailConfig is not supported for this model"}}"#,
+            "INVALID_REQUEST",
+        ),
         // A token count compared with ">" or bounded by "must have less than".
-        (417, r#"{"error":"the input prompt token len 9000 + max_new_tokens 1024 > 8192"}"#, "CONTEXT_WINDOW_EXCEEDED"),
-        (422, r#"{"error":"Input validation error: `inputs` must have less than 1000 tokens. Given: 1413","error_type":"validation"}"#, "CONTEXT_WINDOW_EXCEEDED"),
-        (400, r#"{"error":{"message":"max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens"}}"#, "INVALID_REQUEST"),
+        (
+            417,
+            r#"{"error":"the input prompt token len 9000 + max_new_tokens 1024 > 8192"}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            422,
+            r#"{"error":"Input validation error: `inputs` must have less than 1000 tokens. Given: 1413","error_type":"validation"}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens"}}"#,
+            "INVALID_REQUEST",
+        ),
         // Failed Dependency: the model behind the endpoint failed; AWS's `Message` is read.
-        (424, r#"{"OriginalStatusCode": 0, "Message": "Received server error (0) from model with message \"could not get a response from the endpoint\""}"#, "SERVER_ERROR"),
-        (424, r#"{"OriginalStatusCode": 500, "Message": "the model container stopped"}"#, "SERVER_ERROR"),
-        (400, r#"{"Message": "Missing Authentication Token"}"#, "AUTH"),
+        (
+            424,
+            r#"{"OriginalStatusCode": 0, "Message": "Received server error (0) from model with message \"could not get a response from the endpoint\""}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            424,
+            r#"{"OriginalStatusCode": 500, "Message": "the model container stopped"}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            400,
+            r#"{"Message": "Missing Authentication Token"}"#,
+            "AUTH",
+        ),
     ] {
         assert_eq!(code(status, body), want, "{body}");
     }
-    let aws = classify_failure(&common::head(400, &[]), br#"{"Message": "Missing Authentication Token"}"#);
+    let aws = classify_failure(
+        &common::head(400, &[]),
+        br#"{"Message": "Missing Authentication Token"}"#,
+    );
     assert_eq!(aws.message, "Missing Authentication Token");
 }
 
 #[test]
-fn an_accounts_capacity_offers_ended_shut_off_accounts_refused_credential_kinds_and_models_not_offered() {
+fn an_accounts_capacity_offers_ended_shut_off_accounts_refused_credential_kinds_and_models_not_offered()
+ {
     for (status, body, want) in [
         // "Your capacity" is the account's allowance; its stated reset tells quota from rate.
-        (429, r#"{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","message":"You have exhausted your capacity on this model. Your quota will reset after 161h39m41s."}}"#, "QUOTA_EXCEEDED"),
-        (429, r#"{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","message":"You have exhausted your capacity on this model. Your quota will reset after 30s."}}"#, "RATE_LIMITED"),
+        (
+            429,
+            r#"{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","message":"You have exhausted your capacity on this model. Your quota will reset after 161h39m41s."}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error":{"code":429,"status":"RESOURCE_EXHAUSTED","message":"You have exhausted your capacity on this model. Your quota will reset after 30s."}}"#,
+            "RATE_LIMITED",
+        ),
         // ... while the servers' capacity is overload.
-        (429, r#"{"error":{"message":"The model is at capacity, please retry later"}}"#, "OVERLOADED"),
+        (
+            429,
+            r#"{"error":{"message":"The model is at capacity, please retry later"}}"#,
+            "OVERLOADED",
+        ),
         // A free offer over: paying is what helps.
-        (401, r#"{"error":{"message":"Free promotion has ended for this model. You can continue using it by subscribing."}}"#, "QUOTA_EXCEEDED"),
-        (403, r#"{"error":{"message":"Your free trial has expired"}}"#, "QUOTA_EXCEEDED"),
+        (
+            401,
+            r#"{"error":{"message":"Free promotion has ended for this model. You can continue using it by subscribing."}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            403,
+            r#"{"error":{"message":"Your free trial has expired"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
         // An account shut off is AUTH, unless a bill run out is named.
-        (403, r#"{"error":"This billing account is suspended."}"#, "AUTH"),
-        (403, r#"{"error":{"message":"Your organization has been deactivated"}}"#, "AUTH"),
-        (412, r#"{"error":{"message":"Account x is suspended, possibly due to reaching the monthly spending limit"}}"#, "QUOTA_EXCEEDED"),
-        (403, r#"{"error":{"message":"Your account is suspended due to insufficient balance, please recharge"}}"#, "QUOTA_EXCEEDED"),
+        (
+            403,
+            r#"{"error":"This billing account is suspended."}"#,
+            "AUTH",
+        ),
+        (
+            403,
+            r#"{"error":{"message":"Your organization has been deactivated"}}"#,
+            "AUTH",
+        ),
+        (
+            412,
+            r#"{"error":{"message":"Account x is suspended, possibly due to reaching the monthly spending limit"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            403,
+            r#"{"error":{"message":"Your account is suspended due to insufficient balance, please recharge"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
         // A kind of credential the endpoint does not take.
-        (400, "bad request: Personal Access Tokens are not supported for this endpoint", "AUTH"),
-        (400, r#"{"error":{"message":"special tokens are not supported in the prompt"}}"#, "INVALID_REQUEST"),
+        (
+            400,
+            "bad request: Personal Access Tokens are not supported for this endpoint",
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"special tokens are not supported in the prompt"}}"#,
+            "INVALID_REQUEST",
+        ),
         // A model the server does not offer, whatever the status.
-        (401, r#"{"type":"error","error":{"type":"ModelError","message":"Model gpt-4-turbo-preview is not supported"}}"#, "INVALID_REQUEST"),
-        (403, r#"{"error":{"message":"unknown model: claude-9"}}"#, "INVALID_REQUEST"),
-        (401, r#"{"error":{"message":"Invalid API key: key not found"}}"#, "AUTH"),
+        (
+            401,
+            r#"{"type":"error","error":{"type":"ModelError","message":"Model gpt-4-turbo-preview is not supported"}}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            403,
+            r#"{"error":{"message":"unknown model: claude-9"}}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            401,
+            r#"{"error":{"message":"Invalid API key: key not found"}}"#,
+            "AUTH",
+        ),
     ] {
         assert_eq!(code(status, body), want, "{body}");
     }
@@ -651,23 +1117,53 @@ fn an_accounts_capacity_offers_ended_shut_off_accounts_refused_credential_kinds_
 fn in_band_overload_under_openais_server_error_is_overload_but_not_under_anthropics_api_error() {
     let head = common::head(200, &[]);
     let openai: serde_json::Value = serde_json::json!({"error": {"message": "That model is currently overloaded with other requests.", "type": "server_error", "code": null}});
-    assert_eq!(dsh_guest_openai::classify_in_band(&openai, &head).code, "OVERLOADED");
+    assert_eq!(
+        dsh_guest_openai::classify_in_band(&openai, &head).code,
+        "OVERLOADED"
+    );
     let anthropic: serde_json::Value = serde_json::json!({"type": "error", "error": {"type": "api_error", "message": "Overloaded"}});
-    assert_eq!(dsh_guest_openai::classify_in_band(&anthropic, &head).code, "SERVER_ERROR");
+    assert_eq!(
+        dsh_guest_openai::classify_in_band(&anthropic, &head).code,
+        "SERVER_ERROR"
+    );
 }
 
 #[test]
 fn a_quota_named_apart_from_its_fate_missing_credentials_full_queues_and_servers_going_away() {
     for (status, body, want) in [
         // A name between the quota and what happened to it.
-        (400, r#"{"code":"provider_quota_exceeded","message":"Your quota for Acme Hosted Models has been exhausted.","status":400}"#, "QUOTA_EXCEEDED"),
+        (
+            400,
+            r#"{"code":"provider_quota_exceeded","message":"Your quota for Acme Hosted Models has been exhausted.","status":400}"#,
+            "QUOTA_EXCEEDED",
+        ),
         // Credentials there are none of.
-        (400, r#"{"code":"provider_not_initialize","message":"No valid model provider credentials found.","status":400}"#, "AUTH"),
-        (400, r#"{"error":{"message":"no tool found for this request"}}"#, "INVALID_REQUEST"),
+        (
+            400,
+            r#"{"code":"provider_not_initialize","message":"No valid model provider credentials found.","status":400}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"no tool found for this request"}}"#,
+            "INVALID_REQUEST",
+        ),
         // A full queue is overload whatever the status; a server going away is its failure.
-        (429, r#"{"error":{"message":"The inference queue is full."}}"#, "OVERLOADED"),
-        (503, r#"{"error":{"message":"The inference scheduler is shutting down."}}"#, "SERVER_ERROR"),
-        (503, r#"{"error":{"message":"Service Unavailable"}}"#, "OVERLOADED"),
+        (
+            429,
+            r#"{"error":{"message":"The inference queue is full."}}"#,
+            "OVERLOADED",
+        ),
+        (
+            503,
+            r#"{"error":{"message":"The inference scheduler is shutting down."}}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            503,
+            r#"{"error":{"message":"Service Unavailable"}}"#,
+            "OVERLOADED",
+        ),
     ] {
         assert_eq!(code(status, body), want, "{body}");
     }
@@ -676,11 +1172,31 @@ fn a_quota_named_apart_from_its_fate_missing_credentials_full_queues_and_servers
 #[test]
 fn a_trial_that_does_not_support_a_model_and_a_wait_for_the_engine_that_timed_out() {
     for (status, body, want) in [
-        (400, r#"{"code":"model_currently_not_support","message":"Acme Hosted trial currently not support the GPT-4 model.","status":400}"#, "QUOTA_EXCEEDED"),
-        (400, r#"{"error":{"message":"this model does not support tools"}}"#, "INVALID_REQUEST"),
-        (429, r#"{"error":{"message":"Timed out waiting for the inference engine."}}"#, "OVERLOADED"),
-        (429, r#"{"error":{"message":"Timed out waiting for the inference engine.","type":"rate_limit_error","code":"queue_timeout"}}"#, "OVERLOADED"),
-        (504, r#"{"error":{"message":"Timed out waiting for the inference engine."}}"#, "TIMEOUT"),
+        (
+            400,
+            r#"{"code":"model_currently_not_support","message":"Acme Hosted trial currently not support the GPT-4 model.","status":400}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"this model does not support tools"}}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            429,
+            r#"{"error":{"message":"Timed out waiting for the inference engine."}}"#,
+            "OVERLOADED",
+        ),
+        (
+            429,
+            r#"{"error":{"message":"Timed out waiting for the inference engine.","type":"rate_limit_error","code":"queue_timeout"}}"#,
+            "OVERLOADED",
+        ),
+        (
+            504,
+            r#"{"error":{"message":"Timed out waiting for the inference engine."}}"#,
+            "TIMEOUT",
+        ),
     ] {
         assert_eq!(code(status, body), want, "{body}");
     }
@@ -689,14 +1205,42 @@ fn a_trial_that_does_not_support_a_model_and_a_wait_for_the_engine_that_timed_ou
 #[test]
 fn prompt_guards_quotas_with_nothing_left_and_a_load_balancers_limit() {
     for (status, body, want) in [
-        (403, r#"{"error":{"message":"Request was filtered by Lakera Guard"}}"#, "CONTENT_FILTER"),
-        (400, r#"{"error":{"message":"request failed content safety check: breached category [Hate] at level 2"}}"#, "CONTENT_FILTER"),
-        (400, r#"{"error":{"message":"Content moderation failed in the following categories: violence"}}"#, "CONTENT_FILTER"),
-        (403, "Request denied by ai quota check, No quota left", "QUOTA_EXCEEDED"),
-        (429, "Exceeded maximum request limit from ai-load-balancer.", "OVERLOADED"),
+        (
+            403,
+            r#"{"error":{"message":"Request was filtered by Lakera Guard"}}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"request failed content safety check: breached category [Hate] at level 2"}}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"Content moderation failed in the following categories: violence"}}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            403,
+            "Request denied by ai quota check, No quota left",
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            429,
+            "Exceeded maximum request limit from ai-load-balancer.",
+            "OVERLOADED",
+        ),
         // ... while a limit of the account's own stays a rate, and a load balancer failing a server error.
-        (429, "Exceeded maximum request limit for this key.", "RATE_LIMITED"),
-        (502, "no healthy upstream behind the load balancer", "SERVER_ERROR"),
+        (
+            429,
+            "Exceeded maximum request limit for this key.",
+            "RATE_LIMITED",
+        ),
+        (
+            502,
+            "no healthy upstream behind the load balancer",
+            "SERVER_ERROR",
+        ),
     ] {
         assert_eq!(code(status, body), want, "{body}");
     }
@@ -705,13 +1249,41 @@ fn prompt_guards_quotas_with_nothing_left_and_a_load_balancers_limit() {
 #[test]
 fn guards_that_word_a_refusal_by_what_they_judged_and_parameters_a_request_lacks() {
     for (status, body, want) in [
-        (400, r#"{"message":"Request contains prohibited content"}"#, "CONTENT_FILTER"),
-        (400, r#"{"error":{"message":"Input flagged: harmful or unsafe content"}}"#, "CONTENT_FILTER"),
-        (400, r#"{"message":"Request doesn't match allow patterns"}"#, "CONTENT_FILTER"),
-        (400, r#"{"message":"Request matches deny patterns"}"#, "CONTENT_FILTER"),
-        (403, r#"{"error":{"message":"Request blocked by Llama Guard"}}"#, "CONTENT_FILTER"),
-        (400, r#"{"error":{"message":"prompt exceeds toxicity threshold"}}"#, "CONTENT_FILTER"),
-        (400, r#"{"error":{"message":"Possible jailbreak attempt detected"}}"#, "CONTENT_FILTER"),
+        (
+            400,
+            r#"{"message":"Request contains prohibited content"}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"Input flagged: harmful or unsafe content"}}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            400,
+            r#"{"message":"Request doesn't match allow patterns"}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            400,
+            r#"{"message":"Request matches deny patterns"}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            403,
+            r#"{"error":{"message":"Request blocked by Llama Guard"}}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"prompt exceeds toxicity threshold"}}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"Possible jailbreak attempt detected"}}"#,
+            "CONTENT_FILTER",
+        ),
         // A refusal in a completion's shape under an error status: its content is the reason.
         (
             400,
@@ -726,17 +1298,49 @@ fn guards_that_word_a_refusal_by_what_they_judged_and_parameters_a_request_lacks
         ),
         // Judging words that judge no content, a block by a rate limit, and a check that failed.
         (403, "403 Forbidden", "AUTH"),
-        (400, r#"{"error":{"message":"the parameter 'logit_bias' is forbidden for this model"}}"#, "INVALID_REQUEST"),
-        (429, r#"{"error":{"message":"Request blocked by rate limiting, retry in 2s"}}"#, "RATE_LIMITED"),
-        (500, "Comprehend:detectToxicContent() failed to connect to 'http://localhost:2668': connection refused", "SERVER_ERROR"),
-        (403, r#"{"error":{"message":"Your IP is not in the allowlist"}}"#, "AUTH"),
+        (
+            400,
+            r#"{"error":{"message":"the parameter 'logit_bias' is forbidden for this model"}}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            429,
+            r#"{"error":{"message":"Request blocked by rate limiting, retry in 2s"}}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            500,
+            "Comprehend:detectToxicContent() failed to connect to 'http://localhost:2668': connection refused",
+            "SERVER_ERROR",
+        ),
+        (
+            403,
+            r#"{"error":{"message":"Your IP is not in the allowlist"}}"#,
+            "AUTH",
+        ),
         // A parameter the request lacks, whatever the status and whatever it was needed for.
-        (502, r#"{"error":"All variants failed: openai: Missing max tokens for rate limited request."}"#, "INVALID_REQUEST"),
-        (400, r#"{"error":{"message":"Missing required parameter: 'messages'."}}"#, "INVALID_REQUEST"),
+        (
+            502,
+            r#"{"error":"All variants failed: openai: Missing max tokens for rate limited request."}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"Missing required parameter: 'messages'."}}"#,
+            "INVALID_REQUEST",
+        ),
         // ... while a missing credential stays AUTH, and a missing response a server error.
         (401, r#"{"error":{"message":"Missing API key"}}"#, "AUTH"),
-        (502, r#"{"error":{"message":"upstream response missing from backend"}}"#, "SERVER_ERROR"),
-        (429, r#"{"error":{"message":"Rate limited: too many requests"}}"#, "RATE_LIMITED"),
+        (
+            502,
+            r#"{"error":{"message":"upstream response missing from backend"}}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            429,
+            r#"{"error":{"message":"Rate limited: too many requests"}}"#,
+            "RATE_LIMITED",
+        ),
     ] {
         assert_eq!(code(status, body), want, "{status} {body}");
     }

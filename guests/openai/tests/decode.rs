@@ -308,7 +308,9 @@ fn garbage_is_an_unparseable_server_error() {
         let failure = f.failure.expect("a failure");
         assert_eq!(failure.code.as_str(), "SERVER_ERROR", "{body}");
         assert!(
-            failure.message.contains("a JSON body that is neither a chat completion nor an error"),
+            failure
+                .message
+                .contains("a JSON body that is neither a chat completion nor an error"),
             "{}",
             failure.message
         );
@@ -318,14 +320,30 @@ fn garbage_is_an_unparseable_server_error() {
 #[test]
 fn an_error_in_an_envelope_of_its_own_in_a_2xx_body_is_classified() {
     for (body, want) in [
-        (r#"{"error_code":17,"error_msg":"Open api daily request limit reached"}"#, "QUOTA_EXCEEDED"),
-        (r#"{"error_code":110,"error_msg":"Access token invalid or no longer valid"}"#, "AUTH"),
-        (r#"{"error_code":336003,"error_msg":"the length of messages must be an odd number","id":"as-1"}"#, "INVALID_REQUEST"),
-        (r#"{"code":500,"message":"upstream crashed"}"#, "SERVER_ERROR"),
+        (
+            r#"{"error_code":17,"error_msg":"Open api daily request limit reached"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            r#"{"error_code":110,"error_msg":"Access token invalid or no longer valid"}"#,
+            "AUTH",
+        ),
+        (
+            r#"{"error_code":336003,"error_msg":"the length of messages must be an odd number","id":"as-1"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            r#"{"code":500,"message":"upstream crashed"}"#,
+            "SERVER_ERROR",
+        ),
     ] {
         let f = finish_of(&decoded(body));
         let failure = f.failure.expect("a failure");
-        assert_eq!((f.kind, failure.code.as_str()), (FinishKind::Error, want), "{body}");
+        assert_eq!(
+            (f.kind, failure.code.as_str()),
+            (FinishKind::Error, want),
+            "{body}"
+        );
     }
     let long = "x".repeat(10_000);
     let failure = finish_of(&decode(&long)).failure.unwrap();
@@ -391,16 +409,31 @@ fn a_calls_extra_content_is_its_provider_data() {
 #[test]
 fn an_error_one_object_down_in_a_2xx_body_is_classified() {
     for (body, want) in [
-        (r#"{"header":{"code":11202,"message":"AppIdQpsOverFlowError","sid":"cht1","status":2}}"#, "RATE_LIMITED"),
-        (r#"{"header":{"code":10003,"message":"ClientMsgError: invalid model domain","sid":"cht2","status":2}}"#, "INVALID_REQUEST"),
+        (
+            r#"{"header":{"code":11202,"message":"AppIdQpsOverFlowError","sid":"cht1","status":2}}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            r#"{"header":{"code":10003,"message":"ClientMsgError: invalid model domain","sid":"cht2","status":2}}"#,
+            "INVALID_REQUEST",
+        ),
     ] {
         let f = finish_of(&decoded(body));
         let failure = f.failure.expect("a failure");
-        assert_eq!((f.kind, failure.code.as_str()), (FinishKind::Error, want), "{body}");
+        assert_eq!(
+            (f.kind, failure.code.as_str()),
+            (FinishKind::Error, want),
+            "{body}"
+        );
     }
     // An object one level down without a message is no error.
     let f = finish_of(&decoded(r#"{"result":{"code":0,"data":"x"}}"#));
-    assert!(f.failure.unwrap().message.contains("neither a chat completion nor an error"));
+    assert!(
+        f.failure
+            .unwrap()
+            .message
+            .contains("neither a chat completion nor an error")
+    );
 }
 
 #[test]
@@ -411,10 +444,17 @@ fn a_gateways_refusal_written_as_a_completion_with_no_tokens_counted_is_a_conten
         )
     };
     // No model wrote it (not one output token), and its words are a guard's refusal.
-    for content in ["Request blocked by Lakera Guard", "Your prompt contains prohibited content"] {
+    for content in [
+        "Request blocked by Lakera Guard",
+        "Your prompt contains prohibited content",
+    ] {
         let f = finish_of(&decoded(&completion(content, 0)));
         let failure = f.failure.expect("a failure");
-        assert_eq!((f.kind, failure.code.as_str()), (FinishKind::Error, "CONTENT_FILTER"), "{content}");
+        assert_eq!(
+            (f.kind, failure.code.as_str()),
+            (FinishKind::Error, "CONTENT_FILTER"),
+            "{content}"
+        );
         assert!(failure.message.contains(content), "{}", failure.message);
     }
     // A model's answer that talks of a guard (tokens were counted) is delivered, and so is a

@@ -143,7 +143,8 @@ fn values_the_fast_path_skips_are_read_as_strictly_as_the_value_path_reads_them(
     assert!(fast_path_takes(&numbers));
     same_both_ways(&[&numbers]);
     // A control character inside a skipped string is an error both ways.
-    let control = "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}],\"junk\":\"a\u{1}b\"}";
+    let control =
+        "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"x\"}}],\"junk\":\"a\u{1}b\"}";
     assert!(!fast_path_takes(control));
     same_both_ways(&[control]);
 }

@@ -1,7 +1,7 @@
 //! `plan-request`: URL, headers and the JSON body shape.
 
-use dsh_guest_openai::plan_request;
 use dsh_guest_openai::plan::uses_max_completion_tokens;
+use dsh_guest_openai::plan_request;
 use dsh_guest_openai::types::{
     CompletionRequest, ContentPart, Endpoint, GenerationOptions, JsonSchemaFormat, Message,
     ReasoningEffort, ResponseFormat, Role, ToolCall, ToolSpec,
@@ -97,7 +97,16 @@ fn max_tokens_and_temperature_when_set() {
 /// that only know `max_tokens`) gets `max_tokens`.
 #[test]
 fn reasoning_models_get_max_completion_tokens() {
-    for model in ["o1", "o1-preview", "o3-mini", "o4-mini-2025-04-16", "gpt-5", "gpt-5-mini", "GPT-5.1", "openai/o3"] {
+    for model in [
+        "o1",
+        "o1-preview",
+        "o3-mini",
+        "o4-mini-2025-04-16",
+        "gpt-5",
+        "gpt-5-mini",
+        "GPT-5.1",
+        "openai/o3",
+    ] {
         assert!(uses_max_completion_tokens(model), "{model}");
         let mut req = request();
         req.model = model.into();
@@ -106,7 +115,14 @@ fn reasoning_models_get_max_completion_tokens() {
         assert_eq!(b["max_completion_tokens"], json!(1000), "{model}");
         assert!(b.get("max_tokens").is_none(), "{model}: {b}");
     }
-    for model in ["gpt-4.1", "gpt-4o-mini", "omni-moderation", "llama3.1:8b", "deepseek-chat", "qwen/o-1"] {
+    for model in [
+        "gpt-4.1",
+        "gpt-4o-mini",
+        "omni-moderation",
+        "llama3.1:8b",
+        "deepseek-chat",
+        "qwen/o-1",
+    ] {
         assert!(!uses_max_completion_tokens(model), "{model}");
     }
 }
@@ -151,8 +167,20 @@ fn options_it_cannot_send_are_refused_naming_them() {
         assert_eq!(err.code, "INVALID_REQUEST");
         assert!(err.message.contains(word), "{word}: {}", err.message);
     };
-    refused(GenerationOptions { top_p: Some(1.5), ..Default::default() }, "top_p");
-    refused(GenerationOptions { stop: vec![String::new()], ..Default::default() }, "stop");
+    refused(
+        GenerationOptions {
+            top_p: Some(1.5),
+            ..Default::default()
+        },
+        "top_p",
+    );
+    refused(
+        GenerationOptions {
+            stop: vec![String::new()],
+            ..Default::default()
+        },
+        "stop",
+    );
     let schema = |schema_json: &str, name: &str| {
         Some(ResponseFormat::JsonSchema(JsonSchemaFormat {
             name: name.into(),
@@ -160,8 +188,20 @@ fn options_it_cannot_send_are_refused_naming_them() {
             strict: false,
         }))
     };
-    refused(GenerationOptions { response_format: schema("[1]", "x"), ..Default::default() }, "not a JSON object");
-    refused(GenerationOptions { response_format: schema("{}", " "), ..Default::default() }, "no name");
+    refused(
+        GenerationOptions {
+            response_format: schema("[1]", "x"),
+            ..Default::default()
+        },
+        "not a JSON object",
+    );
+    refused(
+        GenerationOptions {
+            response_format: schema("{}", " "),
+            ..Default::default()
+        },
+        "no name",
+    );
 }
 
 #[test]
@@ -183,17 +223,26 @@ fn images_go_as_content_parts_in_user_messages_only() {
     // One text part is a plain string (what every compatible server takes); several stay parts,
     // as the client gave them, so that no separator is invented.
     req.messages[1].content = vec![ContentPart::Text("a".into())];
-    assert_eq!(body(&req)["messages"][1], json!({"role": "user", "content": "a"}));
+    assert_eq!(
+        body(&req)["messages"][1],
+        json!({"role": "user", "content": "a"})
+    );
     req.messages[1].content = vec![ContentPart::Text("a".into()), ContentPart::Text("b".into())];
     assert_eq!(
         body(&req)["messages"][1],
         json!({"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]})
     );
 
-    req.messages[0].content.push(ContentPart::ImageUrl("data:image/png;base64,AAAA".into()));
+    req.messages[0]
+        .content
+        .push(ContentPart::ImageUrl("data:image/png;base64,AAAA".into()));
     let err = plan_request(&endpoint(), &req).unwrap_err();
     assert_eq!(err.code, "INVALID_REQUEST");
-    assert!(err.message.contains("message 0") && err.message.contains("image"), "{}", err.message);
+    assert!(
+        err.message.contains("message 0") && err.message.contains("image"),
+        "{}",
+        err.message
+    );
 }
 
 /// A tool call's provider data (what the server attached to it, e.g. Gemini's thought signature in
@@ -212,7 +261,12 @@ fn a_calls_extra_content_goes_back_with_it() {
     });
     let b = body(&req);
     assert_eq!(b["messages"][2]["tool_calls"][0]["extra_content"], extra);
-    assert!(b["messages"][2]["tool_calls"][1].get("extra_content").is_none(), "{b}");
+    assert!(
+        b["messages"][2]["tool_calls"][1]
+            .get("extra_content")
+            .is_none(),
+        "{b}"
+    );
 }
 
 #[test]

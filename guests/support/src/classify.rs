@@ -63,14 +63,22 @@ pub fn classify_failure(head: &ResponseHead, body: &[u8], provider: &Provider) -
     let retry_after = retry_after_ms(head).or_else(|| info.as_ref().and_then(|i| i.retry_delay_ms));
     let (code, message, body_id) = match &info {
         Some(info) => {
-            let message = info.describe(provider, &format!("{} from {}", status_line(status), provider.called));
+            let message = info.describe(
+                provider,
+                &format!("{} from {}", status_line(status), provider.called),
+            );
             let body_id = info.request_id.clone().or_else(|| info.id.clone());
             (info.code(Some(status), retry_after), message, body_id)
         }
         None => {
-            let (haystack, message) = describe_unstructured(status, &text, parsed.is_some(), provider.called);
+            let (haystack, message) =
+                describe_unstructured(status, &text, parsed.is_some(), provider.called);
             let code = code_for(&[], &haystack, Some(status));
-            (meaning::outlasting_rate_limit(code, &haystack, retry_after), message, None)
+            (
+                meaning::outlasting_rate_limit(code, &haystack, retry_after),
+                message,
+                None,
+            )
         }
     };
     LlmFailure {
@@ -92,7 +100,10 @@ pub fn classify_failure(head: &ResponseHead, body: &[u8], provider: &Provider) -
 pub fn classify_in_band(value: &Value, head: &ResponseHead, provider: &Provider) -> LlmFailure {
     let info = ErrorInfo::from_body(value);
     let status = info.status;
-    let message = info.describe(provider, &format!("{} reported an error in the stream", provider.called));
+    let message = info.describe(
+        provider,
+        &format!("{} reported an error in the stream", provider.called),
+    );
     LlmFailure {
         request_id: info
             .request_id
@@ -164,7 +175,9 @@ impl ErrorInfo {
                 // A gateway's refusal in the shape of a completion, sent with an error status
                 // (APISIX's moderation plugins: `choices[0].message.content` is the reason).
                 if info.message.is_none()
-                    && let Some(reason) = body.pointer("/choices/0/message/content").and_then(Value::as_str)
+                    && let Some(reason) = body
+                        .pointer("/choices/0/message/content")
+                        .and_then(Value::as_str)
                 {
                     info.message = non_empty(reason).map(|m| clip(&m, MESSAGE_CHARS));
                 }
@@ -176,7 +189,8 @@ impl ErrorInfo {
                 {
                     let (request_id, id) = (info.request_id.take(), info.id.take());
                     info.read_fields(inner);
-                    info.request_id = request_id.or_else(|| inner.get("request_id").and_then(string_of));
+                    info.request_id =
+                        request_id.or_else(|| inner.get("request_id").and_then(string_of));
                     info.id = id;
                 }
             }
@@ -200,7 +214,11 @@ impl ErrorInfo {
         if let Some(detail) = e.get("detail").and_then(Value::as_object)
             && detail.len() < 16
         {
-            if let Some(m) = MESSAGE_KEYS.iter().find_map(|k| field(detail, k).and_then(Value::as_str)).and_then(non_empty) {
+            if let Some(m) = MESSAGE_KEYS
+                .iter()
+                .find_map(|k| field(detail, k).and_then(Value::as_str))
+                .and_then(non_empty)
+            {
                 self.message = Some(clip(&m, MESSAGE_CHARS));
             }
             self.read_labels(detail);
@@ -247,12 +265,23 @@ impl ErrorInfo {
     fn read_google_detail(&mut self, detail: &serde_json::Map<String, Value>) {
         let mut quotas: Vec<(Option<&str>, Option<&str>)> = Vec::new();
         // QuotaFailure: `violations[]` with `quotaId` and `quotaValue`.
-        for v in detail.get("violations").and_then(Value::as_array).into_iter().flatten() {
-            quotas.push((v.get("quotaId").and_then(Value::as_str), v.get("quotaValue").and_then(Value::as_str)));
+        for v in detail
+            .get("violations")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            quotas.push((
+                v.get("quotaId").and_then(Value::as_str),
+                v.get("quotaValue").and_then(Value::as_str),
+            ));
         }
         // ErrorInfo: `metadata.quota_limit` and `metadata.quota_limit_value`.
         if let Some(m) = detail.get("metadata").and_then(Value::as_object) {
-            quotas.push((m.get("quota_limit").and_then(Value::as_str), m.get("quota_limit_value").and_then(Value::as_str)));
+            quotas.push((
+                m.get("quota_limit").and_then(Value::as_str),
+                m.get("quota_limit_value").and_then(Value::as_str),
+            ));
         }
         for (id, value) in quotas {
             let id = id.unwrap_or("").to_ascii_lowercase();
@@ -270,7 +299,15 @@ impl ErrorInfo {
     }
 
     fn read_labels(&mut self, e: &serde_json::Map<String, Value>) {
-        for key in ["type", "code", "status", "error_type", "error_code", "errorCode", "reason"] {
+        for key in [
+            "type",
+            "code",
+            "status",
+            "error_type",
+            "error_code",
+            "errorCode",
+            "reason",
+        ] {
             if let Some(label) = e.get(key).and_then(Value::as_str) {
                 let label = label.trim().to_ascii_lowercase();
                 if !label.is_empty() && label != "error" {
@@ -285,12 +322,17 @@ impl ErrorInfo {
     fn describe(&self, provider: &Provider, what: &str) -> String {
         let kind = self.labels.first();
         match (&self.message, kind) {
-            (Some(m), Some(k)) if provider.type_in_message && !m.to_ascii_lowercase().contains(k.as_str()) => {
+            (Some(m), Some(k))
+                if provider.type_in_message && !m.to_ascii_lowercase().contains(k.as_str()) =>
+            {
                 format!("{m} ({k})")
             }
             (Some(m), _) => m.clone(),
             (None, _) if self.labels.is_empty() => format!("{what}, without an error message"),
-            (None, _) => format!("{what} ({}), without an error message", self.labels.join(", ")),
+            (None, _) => format!(
+                "{what} ({}), without an error message",
+                self.labels.join(", ")
+            ),
         }
     }
 
@@ -304,14 +346,22 @@ impl ErrorInfo {
             self.message.as_deref().unwrap_or(""),
             self.extra
         ));
-        meaning::outlasting_rate_limit(code_for(&self.labels, &haystack, status), &haystack, retry_after_ms)
+        meaning::outlasting_rate_limit(
+            code_for(&self.labels, &haystack, status),
+            &haystack,
+            retry_after_ms,
+        )
     }
 }
 
 /// The value under `key`, else under the same key in another letter case: AWS's services write
 /// `Message` (SageMaker's `{"OriginalStatusCode", "OriginalMessage", "Message"}`).
 fn field<'a>(map: &'a serde_json::Map<String, Value>, key: &str) -> Option<&'a Value> {
-    map.get(key).or_else(|| map.iter().find(|(k, _)| k.eq_ignore_ascii_case(key)).map(|(_, v)| v))
+    map.get(key).or_else(|| {
+        map.iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(key))
+            .map(|(_, v)| v)
+    })
 }
 
 /// The keys an error's message goes by, in the order they are preferred.
@@ -339,13 +389,21 @@ fn nested_error_object(value: &Value, depth: usize) -> Option<&serde_json::Map<S
         _ => return None,
     };
     let has_message = |o: &&serde_json::Map<String, Value>| {
-        MESSAGE_KEYS.iter().any(|k| field(o, k).and_then(Value::as_str).is_some_and(|m| !m.trim().is_empty()))
+        MESSAGE_KEYS.iter().any(|k| {
+            field(o, k)
+                .and_then(Value::as_str)
+                .is_some_and(|m| !m.trim().is_empty())
+        })
     };
     children
         .iter()
         .filter_map(|c| c.as_object())
         .find(has_message)
-        .or_else(|| children.iter().find_map(|c| nested_error_object(c, depth + 1)))
+        .or_else(|| {
+            children
+                .iter()
+                .find_map(|c| nested_error_object(c, depth + 1))
+        })
 }
 
 /// The message and the searchable text of a body that is not a JSON error (`json`: it is JSON, in
@@ -370,7 +428,9 @@ fn describe_unstructured(status: u16, text: &str, json: bool, called: &str) -> (
     (
         normalize(&quoted),
         if json {
-            format!("{line} from {called}, with a JSON body in no error shape this adapter knows: {quoted}")
+            format!(
+                "{line} from {called}, with a JSON body in no error shape this adapter knows: {quoted}"
+            )
         } else {
             format!("{line} from {called}, with a non-JSON body: {quoted}")
         },
@@ -457,8 +517,17 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     // its bill says; only a balance named as run out makes it the money's (below).
     if says_account_shut_off(text)
         && !says(&[
-            "insufficient", "recharge", "balance", "top up", "arrear", "spending limit", "spend limit", "invoice",
-            "credit", "余额", "欠费",
+            "insufficient",
+            "recharge",
+            "balance",
+            "top up",
+            "arrear",
+            "spending limit",
+            "spend limit",
+            "invoice",
+            "credit",
+            "余额",
+            "欠费",
         ])
     {
         return codes::AUTH;
@@ -470,7 +539,9 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     // so is a prompt guard that words its refusal by what it judged (`meaning::says_policy_refusal`).
     if says(CONTENT_WORDING)
         || says_sensitive(text)
-        || meaning::words(text).iter().any(|w| *w == "guardrail" || *w == "guardrails")
+        || meaning::words(text)
+            .iter()
+            .any(|w| *w == "guardrail" || *w == "guardrails")
         || meaning::says_policy_refusal(text)
     {
         return codes::CONTENT_FILTER;
@@ -516,7 +587,10 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     }
     // A limit a load balancer puts on the backends behind it ("Exceeded maximum request limit from
     // ai-load-balancer."): the servers have no room, not the account over its rate.
-    if !server_status && text.contains("limit") && (text.contains("load balancer") || text.contains("load-balancer")) {
+    if !server_status
+        && text.contains("limit")
+        && (text.contains("load balancer") || text.contains("load-balancer"))
+    {
         return codes::OVERLOADED;
     }
     if rate_wording {
@@ -544,7 +618,12 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     if label(&|l| l == "unavailable") {
         return codes::OVERLOADED;
     }
-    if label(&|l| matches!(l, "internal" | "data_loss" | "unknown" | "cancelled" | "aborted")) {
+    if label(&|l| {
+        matches!(
+            l,
+            "internal" | "data_loss" | "unknown" | "cancelled" | "aborted"
+        )
+    }) {
         return codes::SERVER_ERROR;
     }
 
@@ -593,12 +672,27 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
 /// A missing credential is AUTH, decided before this is asked.
 fn says_parameter_missing(text: &str) -> bool {
     const PARAMETER: &[&str] = &[
-        "parameter", "parameters", "param", "field", "fields", "argument", "arguments", "property",
-        "required", "max", "max_tokens", "model", "messages", "prompt",
+        "parameter",
+        "parameters",
+        "param",
+        "field",
+        "fields",
+        "argument",
+        "arguments",
+        "property",
+        "required",
+        "max",
+        "max_tokens",
+        "model",
+        "messages",
+        "prompt",
     ];
     let words = meaning::words(text);
     words.iter().enumerate().any(|(i, w)| {
-        *w == "missing" && words[i + 1..(i + 3).min(words.len())].iter().any(|n| PARAMETER.contains(n))
+        *w == "missing"
+            && words[i + 1..(i + 3).min(words.len())]
+                .iter()
+                .any(|n| PARAMETER.contains(n))
     })
 }
 
@@ -614,16 +708,35 @@ fn says_status_internal(text: &str) -> bool {
 
 /// "Sensitive" said of the request ("Sensitive chat messages"), not of letter case.
 fn says_sensitive(text: &str) -> bool {
-    let text = text.replace("case sensitive", "").replace("case-sensitive", "");
+    let text = text
+        .replace("case sensitive", "")
+        .replace("case-sensitive", "");
     meaning::words(&text).contains(&"sensitive")
 }
 
 /// A credential named with what is wrong with it ("Access token invalid or no longer valid",
 /// "the api key has been revoked"), within two words either way.
 fn says_credential_invalid(text: &str) -> bool {
-    const CREDENTIALS: &[&str] = &["token", "apikey", "api_key", "accesskey", "credential", "credentials"];
-    const WRONG: &[&str] = &["invalid", "expired", "revoked", "incorrect", "wrong", "missing", "disabled"];
-    let text = text.replace("api key", "apikey").replace("access key", "accesskey");
+    const CREDENTIALS: &[&str] = &[
+        "token",
+        "apikey",
+        "api_key",
+        "accesskey",
+        "credential",
+        "credentials",
+    ];
+    const WRONG: &[&str] = &[
+        "invalid",
+        "expired",
+        "revoked",
+        "incorrect",
+        "wrong",
+        "missing",
+        "disabled",
+    ];
+    let text = text
+        .replace("api key", "apikey")
+        .replace("access key", "accesskey");
     let words = meaning::words(&text);
     words.iter().enumerate().any(|(i, w)| {
         CREDENTIALS.contains(w)
@@ -636,11 +749,20 @@ fn says_credential_invalid(text: &str) -> bool {
 
 /// An account suspended, deactivated, disabled or banned, named as such within three words.
 fn says_account_shut_off(text: &str) -> bool {
-    const SHUT: &[&str] = &["suspended", "deactivated", "disabled", "banned", "terminated", "blocked"];
+    const SHUT: &[&str] = &[
+        "suspended",
+        "deactivated",
+        "disabled",
+        "banned",
+        "terminated",
+        "blocked",
+    ];
     let words = meaning::words(text);
     words.iter().enumerate().any(|(i, w)| {
         matches!(*w, "account" | "organization" | "organisation")
-            && meaning::around(&words, i, 3).iter().any(|n| SHUT.contains(n))
+            && meaning::around(&words, i, 3)
+                .iter()
+                .any(|n| SHUT.contains(n))
     })
 }
 
@@ -648,9 +770,21 @@ fn says_account_shut_off(text: &str) -> bool {
 /// this endpoint", "API keys are not accepted here"): the credential is wrong, not the request.
 fn says_credential_kind_refused(text: &str) -> bool {
     const KINDS: &[&str] = &[
-        "access token", "api key", "apikey", "user token", "oauth token", "bearer token", "session token",
+        "access token",
+        "api key",
+        "apikey",
+        "user token",
+        "oauth token",
+        "bearer token",
+        "session token",
     ];
-    const REFUSED: &[&str] = &["not supported", "unsupported", "not accepted", "not allowed", "not valid for"];
+    const REFUSED: &[&str] = &[
+        "not supported",
+        "unsupported",
+        "not accepted",
+        "not allowed",
+        "not valid for",
+    ];
     KINDS.iter().any(|kind| {
         text.match_indices(kind).any(|(at, _)| {
             let after: String = text[at + kind.len()..].chars().take(40).collect();
@@ -664,7 +798,15 @@ fn says_credential_kind_refused(text: &str) -> bool {
 /// exist", or "unknown model" / "no such model". An access refusal worded beside it ("does not
 /// exist or you do not have access to it") is read earlier.
 fn says_model_not_offered(text: &str) -> bool {
-    if ["unknown model", "no such model", "model not found", "model_not_found"].iter().any(|p| text.contains(p)) {
+    if [
+        "unknown model",
+        "no such model",
+        "model not found",
+        "model_not_found",
+    ]
+    .iter()
+    .any(|p| text.contains(p))
+    {
         return true;
     }
     const NOT_OFFERED: &[&str] = &["is not supported", "not found", "does not exist"];
@@ -681,15 +823,34 @@ fn says_model_not_offered(text: &str) -> bool {
 /// clients", "only available to enterprise accounts". The one allowed is named within three words
 /// as a client, user, account, key or app; a value that "only allows" a range is a parameter.
 fn says_client_refused(text: &str) -> bool {
-    const ONLY: &[&str] = &["only allows", "only allowed", "only available to", "only accessible to", "only open to"];
+    const ONLY: &[&str] = &[
+        "only allows",
+        "only allowed",
+        "only available to",
+        "only accessible to",
+        "only open to",
+    ];
     const WHO: &[&str] = &[
-        "client", "clients", "user", "users", "account", "accounts", "key", "keys", "app", "apps",
-        "customer", "customers",
+        "client",
+        "clients",
+        "user",
+        "users",
+        "account",
+        "accounts",
+        "key",
+        "keys",
+        "app",
+        "apps",
+        "customer",
+        "customers",
     ];
     ONLY.iter().any(|only| {
         text.match_indices(only).any(|(at, _)| {
             let after = &text[at + only.len()..];
-            meaning::words(after).iter().take(4).any(|w| WHO.contains(w))
+            meaning::words(after)
+                .iter()
+                .take(4)
+                .any(|w| WHO.contains(w))
         })
     })
 }

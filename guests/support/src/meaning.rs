@@ -73,23 +73,47 @@ pub fn says_context_overflow(text: &str) -> bool {
 /// right before "size" or "length" (a file's or an image's size is not the conversation's).
 fn says_request_size_over_a_limit(text: &str) -> bool {
     const SUBJECTS: &[&str] = &[
-        "prompt", "input", "inputs", "request", "message", "messages", "conversation", "context",
-        "body", "payload", "total",
+        "prompt",
+        "input",
+        "inputs",
+        "request",
+        "message",
+        "messages",
+        "conversation",
+        "context",
+        "body",
+        "payload",
+        "total",
     ];
-    const OVER: &[&str] = &["exceed", "over the limit", "more than", "greater than", "larger than"];
+    const OVER: &[&str] = &[
+        "exceed",
+        "over the limit",
+        "more than",
+        "greater than",
+        "larger than",
+    ];
     let words = words(text);
     words.iter().enumerate().any(|(i, w)| {
         (*w == "size" || *w == "length")
-            && words[i.saturating_sub(2)..i].iter().any(|n| SUBJECTS.contains(n))
+            && words[i.saturating_sub(2)..i]
+                .iter()
+                .any(|n| SUBJECTS.contains(n))
     }) && OVER.iter().any(|p| text.contains(p))
 }
 
 /// Whether "too long" is said of time, not of length: "The request took too long to complete and was
 /// timed-out", "taking too long to respond".
 pub fn says_too_slow(text: &str) -> bool {
-    ["took too long", "taking too long", "too long to respond", "too long to complete", "timed-out", "timed out"]
-        .iter()
-        .any(|p| text.contains(p))
+    [
+        "took too long",
+        "taking too long",
+        "too long to respond",
+        "too long to complete",
+        "timed-out",
+        "timed out",
+    ]
+    .iter()
+    .any(|p| text.contains(p))
 }
 
 /// The provider asking for a shorter input in its own words: a shortening verb ("shorter",
@@ -98,12 +122,29 @@ pub fn says_too_slow(text: &str) -> bool {
 /// unless the output is named beside it. A per-minute budget's "please reduce your message size"
 /// never gets here (see the caller).
 fn asks_for_a_shorter_input(text: &str) -> bool {
-    const VERBS: &[&str] = &["shorter", "shorten", "reduc", "decreas", "trim", "truncat", "fewer"];
-    const SUBJECTS: &[&str] = &[
-        "prompt", "prompts", "input", "inputs", "message", "messages", "conversation", "context",
-        "history", "tokens", "length",
+    const VERBS: &[&str] = &[
+        "shorter", "shorten", "reduc", "decreas", "trim", "truncat", "fewer",
     ];
-    const OUTPUT: &[&str] = &["output", "completion", "generation", "max_tokens", "max_new_tokens"];
+    const SUBJECTS: &[&str] = &[
+        "prompt",
+        "prompts",
+        "input",
+        "inputs",
+        "message",
+        "messages",
+        "conversation",
+        "context",
+        "history",
+        "tokens",
+        "length",
+    ];
+    const OUTPUT: &[&str] = &[
+        "output",
+        "completion",
+        "generation",
+        "max_tokens",
+        "max_new_tokens",
+    ];
     let words = words(text);
     words.iter().enumerate().any(|(i, w)| {
         let near = around(&words, i, 4);
@@ -139,11 +180,23 @@ fn says_token_count_over_a_limit(text: &str) -> bool {
         "at most",
         "maximum",
     ];
-    const NOT_A_LENGTH: &[&str] = &["wait", "slow down", "try again later", "retry later", "quota", "budget"];
+    const NOT_A_LENGTH: &[&str] = &[
+        "wait",
+        "slow down",
+        "try again later",
+        "retry later",
+        "quota",
+        "budget",
+    ];
     /// What names an output parameter or the output alone.
     const OUTPUT: &[&str] = &[
-        "max_tokens", "max_new_tokens", "max_completion_tokens", "max_output_tokens", "output",
-        "completion", "generation",
+        "max_tokens",
+        "max_new_tokens",
+        "max_completion_tokens",
+        "max_output_tokens",
+        "output",
+        "completion",
+        "generation",
     ];
     let words = words(text);
     let named = |list: &[&str]| words.iter().any(|w| list.contains(w));
@@ -180,17 +233,36 @@ pub fn around<'a>(words: &'a [&'a str], i: usize, reach: usize) -> &'a [&'a str]
 /// is no refusal.
 pub fn says_policy_refusal(text: &str) -> bool {
     const JUDGED: &[&str] = &[
-        "prohibited", "disallowed", "forbidden", "banned", "harmful", "unsafe", "inappropriate",
-        "offensive", "objectionable",
+        "prohibited",
+        "disallowed",
+        "forbidden",
+        "banned",
+        "harmful",
+        "unsafe",
+        "inappropriate",
+        "offensive",
+        "objectionable",
     ];
     const CONTENT: &[&str] = &[
         "content", "contents", "words", "keywords", "topic", "topics", "material", "language",
         "prompt", "input", "output",
     ];
     const PATTERNS: &[&str] = &["pattern", "patterns"];
-    const GUARDS: &[&str] = &["guard", "guardrail", "guardrails", "moderation", "filter", "safety"];
+    const GUARDS: &[&str] = &[
+        "guard",
+        "guardrail",
+        "guardrails",
+        "moderation",
+        "filter",
+        "safety",
+    ];
     let words = words(text);
-    let judged = |i: usize| CONTENT.contains(&words[i]) && words[i.saturating_sub(3)..i].iter().any(|w| JUDGED.contains(w));
+    let judged = |i: usize| {
+        CONTENT.contains(&words[i])
+            && words[i.saturating_sub(3)..i]
+                .iter()
+                .any(|w| JUDGED.contains(w))
+    };
     let guard_pattern = |i: usize| {
         PATTERNS.contains(&words[i])
             && i > 0
@@ -199,10 +271,14 @@ pub fn says_policy_refusal(text: &str) -> bool {
     let blocked_by_guard = |i: usize| {
         words[i] == "blocked"
             && words.get(i + 1) == Some(&"by")
-            && words[i + 2..(i + 6).min(words.len())].iter().any(|w| GUARDS.contains(w))
+            && words[i + 2..(i + 6).min(words.len())]
+                .iter()
+                .any(|w| GUARDS.contains(w))
     };
     // Whole words: "detectToxicContent() failed to connect" names a check that failed, not a refusal.
-    words.iter().any(|w| ["toxicity", "toxic", "nsfw", "jailbreak"].contains(w))
+    words
+        .iter()
+        .any(|w| ["toxicity", "toxic", "nsfw", "jailbreak"].contains(w))
         || text.contains("prompt injection")
         || (0..words.len()).any(|i| judged(i) || guard_pattern(i) || blocked_by_guard(i))
 }
@@ -225,8 +301,14 @@ pub fn says_overloaded(text: &str) -> bool {
 fn says_context_overflow_zh(text: &str) -> bool {
     let says = |patterns: &[&str]| patterns.iter().any(|p| text.contains(p));
     says(&["上下文长度", "上下文窗口", "最大上下文", "上下文限制"])
-        || (says(&["最大长度", "长度限制", "长度上限", "token 数", "token数", "令牌数"])
-            && says(&["超过", "超出", "大于"]))
+        || (says(&[
+            "最大长度",
+            "长度限制",
+            "长度上限",
+            "token 数",
+            "token数",
+            "令牌数",
+        ]) && says(&["超过", "超出", "大于"]))
         || (says(&["过长", "太长"]) && says(&["输入", "提示", "请求", "消息", "内容"]))
 }
 
@@ -243,7 +325,9 @@ pub fn says_quota_exhausted(text: &str) -> bool {
     // limit resets in ~5s"), and waiting those seconds is what helps.
     let lifts_soon = retry_horizon_ms(text).is_some_and(|ms| ms < QUOTA_HORIZON_MS);
     !lifts_soon
-        && (text.contains("billing") || USAGE_LIMITS.iter().any(|p| text.contains(p)) || says_quota_ran_out(text))
+        && (text.contains("billing")
+            || USAGE_LIMITS.iter().any(|p| text.contains(p))
+            || says_quota_ran_out(text))
 }
 
 /// Whether the wording says money ran out, the plan lacks what was asked, an allowance is used
@@ -273,12 +357,24 @@ fn says_used_up(text: &str) -> bool {
     // "You have exhausted your capacity on this model": the account's capacity is its allowance.
     let text = &text.replace("your capacity", "your allowance");
     const WHAT: &[&str] = &["allowance", "limit", "quota", "credits", "tokens"];
-    const SPENT: &[&str] = &["used up", "exhausted", "depleted", "spent", "run out", "ran out"];
+    const SPENT: &[&str] = &[
+        "used up",
+        "exhausted",
+        "depleted",
+        "spent",
+        "run out",
+        "ran out",
+    ];
     let english = SPENT.iter().any(|spent| {
         text.match_indices(spent).any(|(at, _)| {
             let before = words(&text[..at]);
             let after = words(&text[at + spent.len()..]);
-            before.iter().rev().take(3).chain(after.iter().take(2)).any(|w| WHAT.contains(w))
+            before
+                .iter()
+                .rev()
+                .take(3)
+                .chain(after.iter().take(2))
+                .any(|w| WHAT.contains(w))
         })
     });
     let chinese = ["额度", "限额", "配额"].iter().any(|p| text.contains(p))
@@ -291,8 +387,16 @@ fn says_used_up(text: &str) -> bool {
 /// minute or second is a rate limit.
 fn says_quota_ran_out(text: &str) -> bool {
     const RAN_OUT: &[&str] = &[
-        "insufficient", "enough", "exhausted", "exceeded", "depleted", "used", "run", "ran",
-        "reached", "remaining",
+        "insufficient",
+        "enough",
+        "exhausted",
+        "exceeded",
+        "depleted",
+        "used",
+        "run",
+        "ran",
+        "reached",
+        "remaining",
     ];
     let words = words(text);
     let named = words.iter().enumerate().any(|(i, w)| {
@@ -301,7 +405,11 @@ fn says_quota_ran_out(text: &str) -> bool {
         let near = &words[i.saturating_sub(3)..(i + 8).min(words.len())];
         // A budget too ("Budget has been exceeded! ... Max budget: 2.5"), but not a parameter such
         // as `budget_tokens`.
-        (*w == "quota" || w.ends_with("_quota") || w.starts_with("quota_") || *w == "budget" || *w == "budget_exceeded")
+        (*w == "quota"
+            || w.ends_with("_quota")
+            || w.starts_with("quota_")
+            || *w == "budget"
+            || *w == "budget_exceeded")
             && near.iter().any(|n| RAN_OUT.contains(n))
     });
     (named && !SHORT_BUDGETS.iter().any(|p| text.contains(p)))
@@ -376,23 +484,42 @@ pub fn is_silent_overflow(finished_by_length: bool, has_output: bool) -> bool {
 /// and the output over a limit (TGI's "`inputs` tokens + `max_new_tokens` must be <= 2048", "input
 /// length and max_tokens exceed context limit") is an overflow.
 fn says_output_parameter_cap(text: &str) -> bool {
-    const OUTPUT_PARAMETERS: &[&str] =
-        &["max_tokens", "max_new_tokens", "max_completion_tokens", "max_output_tokens", "maxtokens"];
+    const OUTPUT_PARAMETERS: &[&str] = &[
+        "max_tokens",
+        "max_new_tokens",
+        "max_completion_tokens",
+        "max_output_tokens",
+        "maxtokens",
+    ];
     let words = words(text);
     let names_output = words.iter().any(|w| OUTPUT_PARAMETERS.contains(w))
-        || ["output tokens", "completion tokens"].iter().any(|p| text.contains(p));
+        || ["output tokens", "completion tokens"]
+            .iter()
+            .any(|p| text.contains(p));
     names_output && !words.iter().any(|w| INPUT_WORDS.contains(w))
 }
 
 /// What names the input, or a total that includes it.
 const INPUT_WORDS: &[&str] = &[
-    "prompt", "prompts", "input", "inputs", "total", "context", "message", "messages",
-    "conversation", "sequence", "history",
+    "prompt",
+    "prompts",
+    "input",
+    "inputs",
+    "total",
+    "context",
+    "message",
+    "messages",
+    "conversation",
+    "sequence",
+    "history",
 ];
 
 /// A throughput budget worded in tokens: per minute, per day, and so on.
 fn says_throughput_budget(text: &str) -> bool {
-    SHORT_BUDGETS.iter().chain(LONG_BUDGETS).any(|p| text.contains(p))
+    SHORT_BUDGETS
+        .iter()
+        .chain(LONG_BUDGETS)
+        .any(|p| text.contains(p))
 }
 
 /// The text with every `http://` or `https://` word removed: an upsell link ("settings/billing",
@@ -426,9 +553,13 @@ fn duration_ms(text: &str) -> Option<u64> {
         if digits == 0 {
             break;
         }
-        let Ok(n) = rest[..digits].parse::<f64>() else { break };
+        let Ok(n) = rest[..digits].parse::<f64>() else {
+            break;
+        };
         let after = rest[digits..].trim_start();
-        let unit_len = after.find(|c: char| !c.is_ascii_alphabetic()).unwrap_or(after.len());
+        let unit_len = after
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(after.len());
         let scale = match &after[..unit_len] {
             "ms" | "millisecond" | "milliseconds" => 1.0,
             "s" | "sec" | "secs" | "second" | "seconds" => 1_000.0,
@@ -692,7 +823,11 @@ mod tests {
         ] {
             assert!(overloaded(s), "{s}");
         }
-        for s in ["the prompt exceeds the model's capacity of 4096 tokens", "rate limit reached", "invalid model"] {
+        for s in [
+            "the prompt exceeds the model's capacity of 4096 tokens",
+            "rate limit reached",
+            "invalid model",
+        ] {
             assert!(!overloaded(s), "{s}");
         }
     }
@@ -804,13 +939,30 @@ mod tests {
 
     #[test]
     fn a_rate_limit_outlasting_a_retry_is_quota() {
-        let azure = normalize("exceeded token rate limit of your current S0 pricing tier. Please retry after 86400 seconds.");
-        assert_eq!(outlasting_rate_limit(codes::RATE_LIMITED, &azure, None), codes::QUOTA_EXCEEDED);
-        assert_eq!(outlasting_rate_limit(codes::RATE_LIMITED, "slow down", Some(3_600_000)), codes::QUOTA_EXCEEDED);
-        assert_eq!(outlasting_rate_limit(codes::RATE_LIMITED, "please retry after 60 seconds", None), codes::RATE_LIMITED);
-        assert_eq!(outlasting_rate_limit(codes::RATE_LIMITED, "slow down", Some(59_000)), codes::RATE_LIMITED);
+        let azure = normalize(
+            "exceeded token rate limit of your current S0 pricing tier. Please retry after 86400 seconds.",
+        );
+        assert_eq!(
+            outlasting_rate_limit(codes::RATE_LIMITED, &azure, None),
+            codes::QUOTA_EXCEEDED
+        );
+        assert_eq!(
+            outlasting_rate_limit(codes::RATE_LIMITED, "slow down", Some(3_600_000)),
+            codes::QUOTA_EXCEEDED
+        );
+        assert_eq!(
+            outlasting_rate_limit(codes::RATE_LIMITED, "please retry after 60 seconds", None),
+            codes::RATE_LIMITED
+        );
+        assert_eq!(
+            outlasting_rate_limit(codes::RATE_LIMITED, "slow down", Some(59_000)),
+            codes::RATE_LIMITED
+        );
         // Only rate limits: a long retry-after on an overload stays an overload.
-        assert_eq!(outlasting_rate_limit(codes::OVERLOADED, "busy", Some(7_200_000)), codes::OVERLOADED);
+        assert_eq!(
+            outlasting_rate_limit(codes::OVERLOADED, "busy", Some(7_200_000)),
+            codes::OVERLOADED
+        );
     }
 
     #[test]

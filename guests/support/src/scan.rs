@@ -29,7 +29,11 @@ pub fn find2(bytes: &[u8], a: u8, b: u8) -> Option<usize> {
         }
         at += 8;
     }
-    words.remainder().iter().position(|&c| c == a || c == b).map(|i| at + i)
+    words
+        .remainder()
+        .iter()
+        .position(|&c| c == a || c == b)
+        .map(|i| at + i)
 }
 
 #[cfg(test)]
@@ -46,16 +50,32 @@ mod tests {
         // to provoke the word trick's borrows: 0x00, 0x01, the bytes just around the targets, 0x80.
         for (a, b) in [(b'\n', b'\r'), (b'"', b'\\'), (0u8, 0xffu8)] {
             for len in 0..40 {
-                for filler in [0x00u8, 0x01, a.wrapping_sub(1), a.wrapping_add(1), b.wrapping_add(1), 0x80, b'x'] {
+                for filler in [
+                    0x00u8,
+                    0x01,
+                    a.wrapping_sub(1),
+                    a.wrapping_add(1),
+                    b.wrapping_add(1),
+                    0x80,
+                    b'x',
+                ] {
                     let mut bytes = vec![filler; len];
-                    assert_eq!(find2(&bytes, a, b), reference(&bytes, a, b), "{len} of {filler:#x}");
+                    assert_eq!(
+                        find2(&bytes, a, b),
+                        reference(&bytes, a, b),
+                        "{len} of {filler:#x}"
+                    );
                     if filler == a || filler == b {
                         continue;
                     }
                     for place in 0..len {
                         for target in [a, b] {
                             bytes[place] = target;
-                            assert_eq!(find2(&bytes, a, b), reference(&bytes, a, b), "{len} {place} {filler:#x}");
+                            assert_eq!(
+                                find2(&bytes, a, b),
+                                reference(&bytes, a, b),
+                                "{len} {place} {filler:#x}"
+                            );
                             // And a second one after it: the first still wins.
                             if place + 3 < len {
                                 bytes[place + 3] = a;
@@ -66,7 +86,10 @@ mod tests {
                         }
                     }
                     for start in 0..len.min(9) {
-                        assert_eq!(find2(&bytes[start..], a, b), reference(&bytes[start..], a, b));
+                        assert_eq!(
+                            find2(&bytes[start..], a, b),
+                            reference(&bytes[start..], a, b)
+                        );
                     }
                 }
             }

@@ -157,7 +157,11 @@ pub struct ToolCall {
 
 impl ToolCall {
     /// A call without provider data.
-    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: impl Into<String>) -> Self {
+    pub fn new(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Self {
         ToolCall {
             id: id.into(),
             name: name.into(),
@@ -192,7 +196,11 @@ impl Message {
         let text = text.into();
         Message {
             role,
-            content: if text.is_empty() { Vec::new() } else { vec![ContentPart::Text(text)] },
+            content: if text.is_empty() {
+                Vec::new()
+            } else {
+                vec![ContentPart::Text(text)]
+            },
             tool_calls: Vec::new(),
             tool_call_id: None,
             provider_data: None,
@@ -218,7 +226,9 @@ impl Message {
 
     /// Whether any part is not text.
     pub fn has_images(&self) -> bool {
-        self.content.iter().any(|p| matches!(p, ContentPart::ImageUrl(_)))
+        self.content
+            .iter()
+            .any(|p| matches!(p, ContentPart::ImageUrl(_)))
     }
 }
 

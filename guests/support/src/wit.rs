@@ -92,11 +92,13 @@ impl From<w::GenerationOptions> for t::GenerationOptions {
             response_format: o.response_format.map(|f| match f {
                 w::ResponseFormat::Text => t::ResponseFormat::Text,
                 w::ResponseFormat::JsonObject => t::ResponseFormat::JsonObject,
-                w::ResponseFormat::JsonSchema(s) => t::ResponseFormat::JsonSchema(t::JsonSchemaFormat {
-                    name: s.name,
-                    schema_json: s.schema_json,
-                    strict: s.strict,
-                }),
+                w::ResponseFormat::JsonSchema(s) => {
+                    t::ResponseFormat::JsonSchema(t::JsonSchemaFormat {
+                        name: s.name,
+                        schema_json: s.schema_json,
+                        strict: s.strict,
+                    })
+                }
             }),
         }
     }

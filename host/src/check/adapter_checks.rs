@@ -8,7 +8,10 @@
 use super::cases::{AdapterCase, CaseResponse, Expect};
 use super::decode::{Decoded, Rng, classify, decode, random_sizes};
 use super::report::{Row, clip};
-use crate::adapter::{Adapter, Chunk, CompletionRequest, Endpoint, FinishKind, HttpPlan, Message, ResponseHead, Role, ToolCall, ToolSpec};
+use crate::adapter::{
+    Adapter, Chunk, CompletionRequest, Endpoint, FinishKind, HttpPlan, Message, ResponseHead, Role,
+    ToolCall, ToolSpec,
+};
 use crate::attempt::{Completion, is_progress};
 use crate::failure::LlmFailure;
 use serde_json::{Value, json};
@@ -41,7 +44,14 @@ pub struct AdapterChecker<'a> {
 
 impl<'a> AdapterChecker<'a> {
     pub fn new(adapter: &'a Adapter, seed: u64) -> Self {
-        AdapterChecker { adapter, seed, decoder_time: Duration::ZERO, events: 0, peak_memory_bytes: 0, recorded_streams: Vec::new() }
+        AdapterChecker {
+            adapter,
+            seed,
+            decoder_time: Duration::ZERO,
+            events: 0,
+            peak_memory_bytes: 0,
+            recorded_streams: Vec::new(),
+        }
     }
 
     /// The built-in plan checks: a plain request and one with a system message, tools and a tool
@@ -49,24 +59,45 @@ impl<'a> AdapterChecker<'a> {
     pub async fn builtin_plans(&mut self, credential_headers: &[String]) -> Vec<Row> {
         let mut rows = Vec::new();
         for (name, request) in builtin_requests() {
-            rows.push(self.plan_row("built-in", name, &request, credential_headers, true).await);
+            rows.push(
+                self.plan_row("built-in", name, &request, credential_headers, true)
+                    .await,
+            );
         }
         rows
     }
 
     /// One case of a case file (or of the corpus): its plan, then its response.
-    pub async fn case(&mut self, source: &str, case: &AdapterCase, credential_headers: &[String]) -> Vec<Row> {
+    pub async fn case(
+        &mut self,
+        source: &str,
+        case: &AdapterCase,
+        credential_headers: &[String],
+    ) -> Vec<Row> {
         let mut rows = Vec::new();
         if let Some(request) = &case.request {
             let name = format!("{} (plan)", case.name);
-            rows.push(self.plan_row(source, &name, &request.to_request(), credential_headers, false).await);
+            rows.push(
+                self.plan_row(
+                    source,
+                    &name,
+                    &request.to_request(),
+                    credential_headers,
+                    false,
+                )
+                .await,
+            );
         }
         if let Some(response) = &case.response {
             let mut row = Row::new(source, &case.name, case.expect.describe());
             // Checked when the file was read.
-            let (head, body) = (response.head().expect("checked head"), response.body().expect("checked body"));
+            let (head, body) = (
+                response.head().expect("checked head"),
+                response.body().expect("checked body"),
+            );
             if response.is_success() {
-                self.stream_case(&mut row, response, &head, &body, &case.expect).await;
+                self.stream_case(&mut row, response, &head, &body, &case.expect)
+                    .await;
             } else {
                 self.error_case(&mut row, &head, &body, &case.expect).await;
             }
@@ -75,9 +106,18 @@ impl<'a> AdapterChecker<'a> {
         rows
     }
 
-    async fn plan_row(&mut self, source: &str, name: &str, request: &CompletionRequest, credential_headers: &[String], may_refuse: bool) -> Row {
+    async fn plan_row(
+        &mut self,
+        source: &str,
+        name: &str,
+        request: &CompletionRequest,
+        credential_headers: &[String],
+        may_refuse: bool,
+    ) -> Row {
         let mut row = Row::new(source, name, "a plan the host sends");
-        let endpoint = Endpoint { base_url: CHECK_BASE_URL.into() };
+        let endpoint = Endpoint {
+            base_url: CHECK_BASE_URL.into(),
+        };
         let mut planned = Vec::new();
         for _ in 0..2 {
             let mut instance = match self.adapter.instantiate().await {
@@ -97,11 +137,14 @@ impl<'a> AdapterChecker<'a> {
         match &planned[0] {
             Ok(plan) => {
                 row.got = format!("{} {}", plan.method, plan.url);
-                if let Err(why) = check_plan(plan, self.adapter.name(), credential_headers, request) {
+                if let Err(why) = check_plan(plan, self.adapter.name(), credential_headers, request)
+                {
                     row.problem(why);
                 }
             }
-            Err(f) if may_refuse && f.code == "INVALID_REQUEST" => row.got = format!("refused: {}", clip(&f.message, 80)),
+            Err(f) if may_refuse && f.code == "INVALID_REQUEST" => {
+                row.got = format!("refused: {}", clip(&f.message, 80))
+            }
             Err(f) => {
                 row.got = f.code.clone();
                 row.problem(format!("plan-request failed: {f}"));
@@ -110,7 +153,13 @@ impl<'a> AdapterChecker<'a> {
         row
     }
 
-    async fn error_case(&mut self, row: &mut Row, head: &ResponseHead, body: &[u8], expect: &Expect) {
+    async fn error_case(
+        &mut self,
+        row: &mut Row,
+        head: &ResponseHead,
+        body: &[u8],
+        expect: &Expect,
+    ) {
         let (failure, peak) = classify(self.adapter, head, body).await;
         let (again, _) = classify(self.adapter, head, body).await;
         self.peak(peak);
@@ -124,14 +173,22 @@ impl<'a> AdapterChecker<'a> {
         }
     }
 
-    async fn stream_case(&mut self, row: &mut Row, response: &CaseResponse, head: &ResponseHead, body: &[u8], expect: &Expect) {
+    async fn stream_case(
+        &mut self,
+        row: &mut Row,
+        response: &CaseResponse,
+        head: &ResponseHead,
+        body: &[u8],
+        expect: &Expect,
+    ) {
         let whole = decode(self.adapter, head, body, &[]).await;
         self.peak(whole.peak_memory_bytes);
         let events = whole.chunks().count();
         self.decoder_time += whole.decoder_time;
         self.events += events;
         row.events = Some(events);
-        row.micros_per_event = (events > 0).then(|| whole.decoder_time.as_secs_f64() * 1e6 / events as f64);
+        row.micros_per_event =
+            (events > 0).then(|| whole.decoder_time.as_secs_f64() * 1e6 / events as f64);
         row.got = describe_outcome(&whole.outcome);
         if let Some(fault) = whole.faulted() {
             row.problem(format!("decoding the whole body: {fault}"));
@@ -140,10 +197,16 @@ impl<'a> AdapterChecker<'a> {
         row.problems(outcome_problems(&whole, expect));
 
         // The same body, every way the network could cut it, and once more whole.
-        let mut ways: Vec<(String, Vec<usize>)> = vec![("whole, a second time".into(), vec![]), ("byte by byte".into(), vec![1; body.len()])];
+        let mut ways: Vec<(String, Vec<usize>)> = vec![
+            ("whole, a second time".into(), vec![]),
+            ("byte by byte".into(), vec![1; body.len()]),
+        ];
         for i in 0..RANDOM_CUTTINGS {
             let seed = self.seed.wrapping_add(i);
-            ways.push((format!("random pieces (seed {seed})"), random_sizes(body.len(), seed, 17)));
+            ways.push((
+                format!("random pieces (seed {seed})"),
+                random_sizes(body.len(), seed, 17),
+            ));
         }
         let expected = normalized(&whole);
         for (how, sizes) in &ways {
@@ -152,7 +215,10 @@ impl<'a> AdapterChecker<'a> {
             if let Some(fault) = run.faulted() {
                 row.problem(format!("decoding {how}: {fault}"));
             } else if normalized(&run) != expected || run.outcome != whole.outcome {
-                row.problem(format!("decoding {how} differs from decoding whole: {}", first_difference(&normalized(&run), &expected, &run.outcome, &whole.outcome)));
+                row.problem(format!(
+                    "decoding {how} differs from decoding whole: {}",
+                    first_difference(&normalized(&run), &expected, &run.outcome, &whole.outcome)
+                ));
             }
         }
 
@@ -179,7 +245,13 @@ impl<'a> AdapterChecker<'a> {
     /// The body cut at any point must not succeed with less than the whole answer (the attempt
     /// would report half an answer as the whole), and no cut may trap. A cut after the finish may
     /// succeed: the answer was complete (only the usage that trails it may be missing).
-    async fn truncations(&mut self, row: &mut Row, head: &ResponseHead, body: &[u8], answer: &Completion) {
+    async fn truncations(
+        &mut self,
+        row: &mut Row,
+        head: &ResponseHead,
+        body: &[u8],
+        answer: &Completion,
+    ) {
         let mut silent = Vec::new();
         for cut in cut_points(body) {
             let run = decode(self.adapter, head, &body[..cut], &[]).await;
@@ -211,42 +283,81 @@ impl<'a> AdapterChecker<'a> {
     /// decode to a success.
     pub async fn fuzz(&mut self) -> Vec<Row> {
         let mut rng = Rng::new(self.seed);
-        let statuses = [400u16, 401, 403, 404, 408, 413, 429, 500, 502, 503, 504, 529];
+        let statuses = [
+            400u16, 401, 403, 404, 408, 413, 429, 500, 502, 503, 504, 529,
+        ];
 
-        let mut errors = Row::new("fuzz", &format!("{FUZZ_ERROR_BODIES} garbage error bodies"), "a canonical failure, no trap");
+        let mut errors = Row::new(
+            "fuzz",
+            &format!("{FUZZ_ERROR_BODIES} garbage error bodies"),
+            "a canonical failure, no trap",
+        );
         for i in 0..FUZZ_ERROR_BODIES {
             let status = statuses[rng.below(statuses.len() as u64) as usize];
             let body = garbage(&mut rng);
-            let head = ResponseHead { status, headers: garbage_headers(&mut rng), received_at_ms: super::cases::DEFAULT_RECEIVED_AT_MS };
+            let head = ResponseHead {
+                status,
+                headers: garbage_headers(&mut rng),
+                received_at_ms: super::cases::DEFAULT_RECEIVED_AT_MS,
+            };
             let (failure, peak) = classify(self.adapter, &head, &body).await;
             self.peak(peak);
             if failure.code == "ADAPTER_FAULT" {
-                errors.problem(format!("input {i} (status {status}, {} bytes): {failure}", body.len()));
+                errors.problem(format!(
+                    "input {i} (status {status}, {} bytes): {failure}",
+                    body.len()
+                ));
                 break;
             }
         }
-        errors.got = if errors.passed { "no trap".into() } else { "ADAPTER_FAULT".into() };
+        errors.got = if errors.passed {
+            "no trap".into()
+        } else {
+            "ADAPTER_FAULT".into()
+        };
 
-        let mut streams = Row::new("fuzz", &format!("{FUZZ_STREAM_BODIES} garbage 2xx bodies"), "a failure, no trap");
+        let mut streams = Row::new(
+            "fuzz",
+            &format!("{FUZZ_STREAM_BODIES} garbage 2xx bodies"),
+            "a failure, no trap",
+        );
         for i in 0..FUZZ_STREAM_BODIES {
             let body = garbage(&mut rng);
             let content_type = ["text/event-stream", "application/json", "text/plain"][i % 3];
-            let head = ResponseHead { status: 200, headers: vec![("content-type".into(), content_type.into())], received_at_ms: super::cases::DEFAULT_RECEIVED_AT_MS };
+            let head = ResponseHead {
+                status: 200,
+                headers: vec![("content-type".into(), content_type.into())],
+                received_at_ms: super::cases::DEFAULT_RECEIVED_AT_MS,
+            };
             let sizes = random_sizes(body.len(), rng.next_u64(), 9);
             let run = decode(self.adapter, &head, &body, &sizes).await;
             self.peak(run.peak_memory_bytes);
             if let Some(fault) = run.faulted() {
-                streams.problem(format!("input {i} ({content_type}, {} bytes): {fault}", body.len()));
+                streams.problem(format!(
+                    "input {i} ({content_type}, {} bytes): {fault}",
+                    body.len()
+                ));
                 break;
             }
             if run.outcome.is_ok() {
-                streams.problem(format!("input {i} ({content_type}, {:?}) decoded to a success", clip(&String::from_utf8_lossy(&body), 80)));
+                streams.problem(format!(
+                    "input {i} ({content_type}, {:?}) decoded to a success",
+                    clip(&String::from_utf8_lossy(&body), 80)
+                ));
                 break;
             }
         }
-        streams.got = if streams.passed { "failures, no trap".into() } else { "see below".into() };
+        streams.got = if streams.passed {
+            "failures, no trap".into()
+        } else {
+            "see below".into()
+        };
 
-        let mut mutated = Row::new("fuzz", &format!("{FUZZ_MUTATIONS} mutations of each recorded stream"), "no trap");
+        let mut mutated = Row::new(
+            "fuzz",
+            &format!("{FUZZ_MUTATIONS} mutations of each recorded stream"),
+            "no trap",
+        );
         'streams: for (head, body) in std::mem::take(&mut self.recorded_streams) {
             for i in 0..FUZZ_MUTATIONS {
                 let changed = mutate(&mut rng, &body);
@@ -254,12 +365,19 @@ impl<'a> AdapterChecker<'a> {
                 let run = decode(self.adapter, &head, &changed, &sizes).await;
                 self.peak(run.peak_memory_bytes);
                 if let Some(fault) = run.faulted() {
-                    mutated.problem(format!("mutation {i} of a {}-byte stream: {fault}", body.len()));
+                    mutated.problem(format!(
+                        "mutation {i} of a {}-byte stream: {fault}",
+                        body.len()
+                    ));
                     break 'streams;
                 }
             }
         }
-        mutated.got = if mutated.passed { "no trap".into() } else { "ADAPTER_FAULT".into() };
+        mutated.got = if mutated.passed {
+            "no trap".into()
+        } else {
+            "ADAPTER_FAULT".into()
+        };
         vec![errors, streams, mutated]
     }
 
@@ -271,10 +389,19 @@ impl<'a> AdapterChecker<'a> {
 /// The host's own checks on a plan, as `transport::send` makes them: `plan::check` (method, URL,
 /// header names and values, hop-by-hop headers, where `{credential}` may stand) and the provider's
 /// network policy for the endpoint.
-fn check_plan(plan: &HttpPlan, guest: &str, credential_headers: &[String], request: &CompletionRequest) -> Result<(), String> {
-    let checked = crate::plan::check(plan, guest, "check", credential_headers, request).map_err(|f| f.message)?;
-    let policy = crate::network::NetworkPolicy::for_provider("check", CHECK_BASE_URL, &[]).map_err(|r| r.0)?;
-    policy.check_url(&checked.url).map_err(|r| format!("the plan's URL is refused: {r} (plans must go to the endpoint's host)"))?;
+fn check_plan(
+    plan: &HttpPlan,
+    guest: &str,
+    credential_headers: &[String],
+    request: &CompletionRequest,
+) -> Result<(), String> {
+    let checked = crate::plan::check(plan, guest, "check", credential_headers, request)
+        .map_err(|f| f.message)?;
+    let policy = crate::network::NetworkPolicy::for_provider("check", CHECK_BASE_URL, &[])
+        .map_err(|r| r.0)?;
+    policy.check_url(&checked.url).map_err(|r| {
+        format!("the plan's URL is refused: {r} (plans must go to the endpoint's host)")
+    })?;
     Ok(())
 }
 
@@ -285,8 +412,14 @@ fn builtin_requests() -> Vec<(&'static str, CompletionRequest)> {
         vec![
             Message::new(Role::System, "Be terse."),
             Message::new(Role::User, "What time is it?"),
-            Message { tool_calls: vec![ToolCall::new("call_1", "clock", "{}")], ..Message::new(Role::Assistant, "") },
-            Message { tool_call_id: Some("call_1".into()), ..Message::new(Role::Tool, "2025-01-01T00:00:00Z") },
+            Message {
+                tool_calls: vec![ToolCall::new("call_1", "clock", "{}")],
+                ..Message::new(Role::Assistant, "")
+            },
+            Message {
+                tool_call_id: Some("call_1".into()),
+                ..Message::new(Role::Tool, "2025-01-01T00:00:00Z")
+            },
         ],
     );
     tools.tools = vec![ToolSpec {
@@ -294,7 +427,10 @@ fn builtin_requests() -> Vec<(&'static str, CompletionRequest)> {
         description: "The current UTC time.".into(),
         parameters_schema: r#"{"type":"object","properties":{}}"#.into(),
     }];
-    vec![("plan: one user message", plain), ("plan: system, tools and a tool round trip", tools)]
+    vec![
+        ("plan: one user message", plain),
+        ("plan: system, tools and a tool round trip", tools),
+    ]
 }
 
 /// What is wrong with a classified failure, against the case.
@@ -307,17 +443,29 @@ fn failure_problems(failure: &LlmFailure, expect: &Expect) -> Vec<String> {
     if let Some(codes) = expect.accepted_codes()
         && !codes.contains(&failure.code)
     {
-        problems.push(format!("code {} (expected {}); message {:?}", failure.code, codes.join(" or "), clip(&failure.message, 160)));
+        problems.push(format!(
+            "code {} (expected {}); message {:?}",
+            failure.code,
+            codes.join(" or "),
+            clip(&failure.message, 160)
+        ));
     }
     if let Some(want) = &expect.retry_after_ms
         && failure.provider_retry_after_ms != *want
     {
-        problems.push(format!("retry-after {} (expected {})", shown(failure.provider_retry_after_ms), shown(*want)));
+        problems.push(format!(
+            "retry-after {} (expected {})",
+            shown(failure.provider_retry_after_ms),
+            shown(*want)
+        ));
     }
     if let Some(want) = &expect.request_id
         && failure.request_id != *want
     {
-        problems.push(format!("request id {:?} (expected {want:?})", failure.request_id));
+        problems.push(format!(
+            "request id {:?} (expected {want:?})",
+            failure.request_id
+        ));
     }
     problems
 }
@@ -344,7 +492,11 @@ fn outcome_problems(run: &Decoded, expect: &Expect) -> Vec<String> {
             if let Some(text) = &expect.text
                 && completion.text != *text
             {
-                problems.push(format!("text {:?} (expected {:?})", clip(&completion.text, 120), clip(text, 120)));
+                problems.push(format!(
+                    "text {:?} (expected {:?})",
+                    clip(&completion.text, 120),
+                    clip(text, 120)
+                ));
             }
         }
     }
@@ -352,13 +504,21 @@ fn outcome_problems(run: &Decoded, expect: &Expect) -> Vec<String> {
         let got = merge_adjacent(run.chunks().map(chunk_json).collect());
         let want = merge_adjacent(want.clone());
         if got != want {
-            problems.push(format!("chunks {} (expected {})", clip(&Value::from(got).to_string(), 300), clip(&Value::from(want).to_string(), 300)));
+            problems.push(format!(
+                "chunks {} (expected {})",
+                clip(&Value::from(got).to_string(), 300),
+                clip(&Value::from(want).to_string(), 300)
+            ));
         }
     }
     if let Some(want) = &expect.feed_chunks {
         let got = merge_adjacent(run.fed.iter().map(chunk_json).collect());
         if got != merge_adjacent(want.clone()) {
-            problems.push(format!("the feeds returned {} (expected {})", clip(&Value::from(got).to_string(), 200), Value::from(want.clone())));
+            problems.push(format!(
+                "the feeds returned {} (expected {})",
+                clip(&Value::from(got).to_string(), 200),
+                Value::from(want.clone())
+            ));
         }
     }
     if expect.feed_chunks.as_ref().is_some_and(Vec::is_empty) && run.fed.iter().any(is_progress) {
@@ -390,7 +550,11 @@ fn describe_outcome(outcome: &Result<Completion, LlmFailure>) -> String {
         Ok(c) => format!(
             "success ({} chars{})",
             c.text.chars().count(),
-            if c.tool_calls.is_empty() { String::new() } else { format!(", {} tool call(s)", c.tool_calls.len()) }
+            if c.tool_calls.is_empty() {
+                String::new()
+            } else {
+                format!(", {} tool call(s)", c.tool_calls.len())
+            }
         ),
         Err(f) => describe_failure(f),
     }
@@ -405,7 +569,11 @@ pub fn chunk_json(chunk: &Chunk) -> Value {
         Chunk::ProviderData(t) => json!({"provider_data": t}),
         Chunk::ToolCall(d) => {
             let mut call = json!({"index": d.index, "arguments": d.arguments});
-            for (key, value) in [("id", &d.id), ("name", &d.name), ("provider_data", &d.provider_data)] {
+            for (key, value) in [
+                ("id", &d.id),
+                ("name", &d.name),
+                ("provider_data", &d.provider_data),
+            ] {
                 if let Some(v) = value {
                     call[key] = json!(v);
                 }
@@ -439,7 +607,12 @@ pub fn chunk_json(chunk: &Chunk) -> Value {
 fn merge_adjacent(chunks: Vec<Value>) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
     for chunk in chunks {
-        let piece = ["text", "reasoning"].into_iter().find_map(|k| chunk.get(k).and_then(Value::as_str).map(|s| (k, s.to_string())));
+        let piece = ["text", "reasoning"].into_iter().find_map(|k| {
+            chunk
+                .get(k)
+                .and_then(Value::as_str)
+                .map(|s| (k, s.to_string()))
+        });
         if let Some((key, piece)) = piece {
             if piece.is_empty() {
                 continue;
@@ -458,17 +631,37 @@ fn normalized(run: &Decoded) -> Vec<Value> {
     merge_adjacent(run.chunks().map(chunk_json).collect())
 }
 
-fn first_difference(got: &[Value], want: &[Value], got_outcome: &Result<Completion, LlmFailure>, want_outcome: &Result<Completion, LlmFailure>) -> String {
+fn first_difference(
+    got: &[Value],
+    want: &[Value],
+    got_outcome: &Result<Completion, LlmFailure>,
+    want_outcome: &Result<Completion, LlmFailure>,
+) -> String {
     if let Some(i) = (0..got.len().max(want.len())).find(|&i| got.get(i) != want.get(i)) {
-        let show = |v: Option<&Value>| v.map_or("nothing".to_string(), |v| clip(&v.to_string(), 120));
-        return format!("chunk {i} is {} instead of {}", show(got.get(i)), show(want.get(i)));
+        let show =
+            |v: Option<&Value>| v.map_or("nothing".to_string(), |v| clip(&v.to_string(), 120));
+        return format!(
+            "chunk {i} is {} instead of {}",
+            show(got.get(i)),
+            show(want.get(i))
+        );
     }
-    format!("it ends as {} instead of {}", describe_outcome(got_outcome), describe_outcome(want_outcome))
+    format!(
+        "it ends as {} instead of {}",
+        describe_outcome(got_outcome),
+        describe_outcome(want_outcome)
+    )
 }
 
 /// The same answer, whatever the usage (which trails the finish in some streams).
 fn same_answer(a: &Completion, b: &Completion) -> bool {
-    Completion { usage: None, ..a.clone() } == Completion { usage: None, ..b.clone() }
+    Completion {
+        usage: None,
+        ..a.clone()
+    } == Completion {
+        usage: None,
+        ..b.clone()
+    }
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
@@ -516,16 +709,30 @@ fn garbage(rng: &mut Rng) -> Vec<u8> {
     match rng.below(3) {
         0 => rng.bytes(len),
         1 => {
-            const JSONISH: &[u8] = br#"{}[]":,0123456789.-eE truefalsnul\u00"error""message""choices""data"#;
-            (0..len).map(|_| JSONISH[rng.below(JSONISH.len() as u64) as usize]).collect()
+            const JSONISH: &[u8] =
+                br#"{}[]":,0123456789.-eE truefalsnul\u00"error""message""choices""data"#;
+            (0..len)
+                .map(|_| JSONISH[rng.below(JSONISH.len() as u64) as usize])
+                .collect()
         }
         _ => {
             let mut out = Vec::new();
             while out.len() < len {
-                let field: &[u8] = [&b"data: "[..], b"event: ", b": ", b"id: ", b"retry: ", b"data:"][rng.below(6) as usize];
+                let field: &[u8] = [
+                    &b"data: "[..],
+                    b"event: ",
+                    b": ",
+                    b"id: ",
+                    b"retry: ",
+                    b"data:",
+                ][rng.below(6) as usize];
                 out.extend_from_slice(field);
                 let n = rng.below(40) as usize;
-                out.extend(rng.bytes(n).into_iter().map(|b| if b == b'\n' { b' ' } else { b }));
+                out.extend(
+                    rng.bytes(n)
+                        .into_iter()
+                        .map(|b| if b == b'\n' { b' ' } else { b }),
+                );
                 out.extend_from_slice([&b"\n"[..], b"\n\n", b"\r\n", b""][rng.below(4) as usize]);
             }
             out
@@ -534,11 +741,30 @@ fn garbage(rng: &mut Rng) -> Vec<u8> {
 }
 
 fn garbage_headers(rng: &mut Rng) -> Vec<(String, String)> {
-    let values = ["", "0", "-1", "1e999", "NaN", "Fri, 31 Dec 9999 23:59:59 GMT", "Thu, 01 Jan 1970 00:00:00 GMT", "99999999999999999999", "1.5", " 3 "];
+    let values = [
+        "",
+        "0",
+        "-1",
+        "1e999",
+        "NaN",
+        "Fri, 31 Dec 9999 23:59:59 GMT",
+        "Thu, 01 Jan 1970 00:00:00 GMT",
+        "99999999999999999999",
+        "1.5",
+        " 3 ",
+    ];
     let mut headers = Vec::new();
-    for name in ["retry-after", "retry-after-ms", "x-request-id", "request-id"] {
+    for name in [
+        "retry-after",
+        "retry-after-ms",
+        "x-request-id",
+        "request-id",
+    ] {
         if rng.below(2) == 0 {
-            headers.push((name.to_string(), values[rng.below(values.len() as u64) as usize].to_string()));
+            headers.push((
+                name.to_string(),
+                values[rng.below(values.len() as u64) as usize].to_string(),
+            ));
         }
     }
     headers
@@ -572,15 +798,43 @@ mod tests {
 
     #[test]
     fn adjacent_text_merges_and_empty_text_vanishes() {
-        let chunks = vec![json!({"text": "Hel"}), json!({"text": ""}), json!({"text": "lo"}), json!({"reasoning": "a"}), json!({"reasoning": "b"}), json!({"finish": {"kind": "stop"}})];
-        assert_eq!(merge_adjacent(chunks), vec![json!({"text": "Hello"}), json!({"reasoning": "ab"}), json!({"finish": {"kind": "stop"}})]);
-        assert_eq!(merge_adjacent(vec![json!({"text": "a"}), json!({"progress": "x"}), json!({"text": "b"})]).len(), 3);
+        let chunks = vec![
+            json!({"text": "Hel"}),
+            json!({"text": ""}),
+            json!({"text": "lo"}),
+            json!({"reasoning": "a"}),
+            json!({"reasoning": "b"}),
+            json!({"finish": {"kind": "stop"}}),
+        ];
+        assert_eq!(
+            merge_adjacent(chunks),
+            vec![
+                json!({"text": "Hello"}),
+                json!({"reasoning": "ab"}),
+                json!({"finish": {"kind": "stop"}})
+            ]
+        );
+        assert_eq!(
+            merge_adjacent(vec![
+                json!({"text": "a"}),
+                json!({"progress": "x"}),
+                json!({"text": "b"})
+            ])
+            .len(),
+            3
+        );
     }
 
     #[test]
     fn keepalives_go_between_events_only() {
-        assert_eq!(with_keepalives(b"data: 1\n\ndata: 2\n\n"), b": ping\n\ndata: 1\n\n: ping\n\ndata: 2\n\n: ping\n\n".to_vec());
-        assert_eq!(with_keepalives(b"{\"a\":1}"), b": ping\n\n{\"a\":1}".to_vec());
+        assert_eq!(
+            with_keepalives(b"data: 1\n\ndata: 2\n\n"),
+            b": ping\n\ndata: 1\n\n: ping\n\ndata: 2\n\n: ping\n\n".to_vec()
+        );
+        assert_eq!(
+            with_keepalives(b"{\"a\":1}"),
+            b": ping\n\n{\"a\":1}".to_vec()
+        );
     }
 
     #[test]
@@ -588,8 +842,14 @@ mod tests {
         assert_eq!(cut_points(b"abc"), vec![0, 1, 2]);
         let long: Vec<u8> = b"data: 0123456789\n\n".repeat(100);
         let cuts = cut_points(&long);
-        assert!(cuts.len() < long.len() && cuts.len() >= SAMPLED_CUTS, "{}", cuts.len());
-        assert!(cuts.contains(&0) && cuts.contains(&(17 + 1)) && cuts.iter().all(|&c| c < long.len()));
+        assert!(
+            cuts.len() < long.len() && cuts.len() >= SAMPLED_CUTS,
+            "{}",
+            cuts.len()
+        );
+        assert!(
+            cuts.contains(&0) && cuts.contains(&(17 + 1)) && cuts.iter().all(|&c| c < long.len())
+        );
     }
 
     #[test]
@@ -599,19 +859,31 @@ mod tests {
         let body = b"data: {\"x\": 1}\n\n".to_vec();
         let mut rng = Rng::new(1);
         let changed: Vec<Vec<u8>> = (0..20).map(|_| mutate(&mut rng, &body)).collect();
-        assert!(changed.iter().all(|c| c != &body), "every mutation changes something");
+        assert!(
+            changed.iter().all(|c| c != &body),
+            "every mutation changes something"
+        );
     }
 
     #[test]
     fn a_failure_is_held_to_the_case() {
-        let expect: Expect = serde_json::from_value(json!({"codes": ["OVERLOADED", "SERVER_ERROR"], "retry_after_ms": 2000})).unwrap();
+        let expect: Expect = serde_json::from_value(
+            json!({"codes": ["OVERLOADED", "SERVER_ERROR"], "retry_after_ms": 2000}),
+        )
+        .unwrap();
         let mut f = LlmFailure::new("OVERLOADED", "busy");
         f.provider_retry_after_ms = Some(2000);
         assert!(failure_problems(&f, &expect).is_empty());
         f.code = "RATE_LIMITED".into();
         f.provider_retry_after_ms = None;
         let problems = failure_problems(&f, &expect);
-        assert!(problems[0].contains("code RATE_LIMITED (expected OVERLOADED or SERVER_ERROR)"), "{problems:?}");
-        assert!(problems[1].contains("retry-after none (expected 2000 ms)"), "{problems:?}");
+        assert!(
+            problems[0].contains("code RATE_LIMITED (expected OVERLOADED or SERVER_ERROR)"),
+            "{problems:?}"
+        );
+        assert!(
+            problems[1].contains("retry-after none (expected 2000 ms)"),
+            "{problems:?}"
+        );
     }
 }

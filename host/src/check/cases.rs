@@ -27,7 +27,8 @@ pub struct AdapterCaseFile {
 
 /// The credential headers of the host's presets: where a plan may put `{credential}` when a case
 /// file does not say.
-pub const DEFAULT_CREDENTIAL_HEADERS: &[&str] = &["authorization", "x-api-key", "x-goog-api-key", "api-key"];
+pub const DEFAULT_CREDENTIAL_HEADERS: &[&str] =
+    &["authorization", "x-api-key", "x-goog-api-key", "api-key"];
 
 /// One adapter case: optionally a request (its plan is checked), and a response with what the
 /// adapter must make of it.
@@ -104,7 +105,10 @@ impl CaseResponse {
     pub fn head(&self) -> Result<ResponseHead, String> {
         let headers = match &self.headers {
             Headers::None => Vec::new(),
-            Headers::Pairs(pairs) => pairs.iter().map(|(k, v)| (k.to_ascii_lowercase(), v.clone())).collect(),
+            Headers::Pairs(pairs) => pairs
+                .iter()
+                .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
+                .collect(),
             Headers::Object(map) => map
                 .iter()
                 .map(|(k, v)| match v {
@@ -113,7 +117,11 @@ impl CaseResponse {
                 })
                 .collect::<Result<_, _>>()?,
         };
-        Ok(ResponseHead { status: self.status, headers, received_at_ms: self.received_at_ms.unwrap_or(DEFAULT_RECEIVED_AT_MS) })
+        Ok(ResponseHead {
+            status: self.status,
+            headers,
+            received_at_ms: self.received_at_ms.unwrap_or(DEFAULT_RECEIVED_AT_MS),
+        })
     }
 
     pub fn body(&self) -> Result<Vec<u8>, String> {
@@ -134,7 +142,11 @@ impl CaseResponse {
 
     /// Whether the body is a server-sent event stream (keepalives can be spliced into it).
     pub fn is_event_stream(&self) -> bool {
-        self.head().is_ok_and(|h| h.headers.iter().any(|(k, v)| k == "content-type" && v.contains("text/event-stream")))
+        self.head().is_ok_and(|h| {
+            h.headers
+                .iter()
+                .any(|(k, v)| k == "content-type" && v.contains("text/event-stream"))
+        })
     }
 }
 
@@ -169,7 +181,9 @@ pub struct Expect {
 }
 
 /// Tells a field given as `null` (`Some(None)`) from one left out (`None`).
-fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<Option<T>>, D::Error> {
+fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<Option<T>>, D::Error> {
     Option::<T>::deserialize(d).map(Some)
 }
 
@@ -311,7 +325,8 @@ pub struct CaseText {
 
 /// The case files at `path`: the file, or every `*.json` of the directory (sorted by name).
 pub fn read_case_files(path: &Path) -> Result<Vec<CaseText>> {
-    let meta = std::fs::metadata(path).with_context(|| format!("reading the cases {}", path.display()))?;
+    let meta =
+        std::fs::metadata(path).with_context(|| format!("reading the cases {}", path.display()))?;
     let files: Vec<PathBuf> = if meta.is_dir() {
         let mut files: Vec<PathBuf> = std::fs::read_dir(path)
             .with_context(|| format!("listing the case directory {}", path.display()))?
@@ -320,7 +335,10 @@ pub fn read_case_files(path: &Path) -> Result<Vec<CaseText>> {
             .collect();
         files.sort();
         if files.is_empty() {
-            bail!("the case directory {} holds no .json case file (see docs/check.md)", path.display());
+            bail!(
+                "the case directory {} holds no .json case file (see docs/check.md)",
+                path.display()
+            );
         }
         files
     } else {
@@ -329,8 +347,12 @@ pub fn read_case_files(path: &Path) -> Result<Vec<CaseText>> {
     files
         .into_iter()
         .map(|file| {
-            let text = std::fs::read_to_string(&file).with_context(|| format!("reading the case file {}", file.display()))?;
-            Ok(CaseText { origin: file.display().to_string(), text })
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("reading the case file {}", file.display()))?;
+            Ok(CaseText {
+                origin: file.display().to_string(),
+                text,
+            })
         })
         .collect()
 }
@@ -338,13 +360,20 @@ pub fn read_case_files(path: &Path) -> Result<Vec<CaseText>> {
 /// Parses and checks an adapter case file: every case named once, each code canonical, each body
 /// readable. The error names the file, the case and the fix.
 pub fn parse_adapter_cases(file: &CaseText) -> Result<AdapterCaseFile> {
-    let parsed: AdapterCaseFile = serde_json::from_str(&file.text)
-        .map_err(|e| anyhow::anyhow!("{}: not an adapter case file: {e} (the format is in docs/check.md)", file.origin))?;
+    let parsed: AdapterCaseFile = serde_json::from_str(&file.text).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: not an adapter case file: {e} (the format is in docs/check.md)",
+            file.origin
+        )
+    })?;
     let mut seen = std::collections::HashSet::new();
     for case in &parsed.cases {
         let at = format!("{}: case {:?}", file.origin, case.name);
         if case.name.trim().is_empty() {
-            bail!("{}: a case has an empty name; give every case a name", file.origin);
+            bail!(
+                "{}: a case has an empty name; give every case a name",
+                file.origin
+            );
         }
         if !seen.insert(case.name.as_str()) {
             bail!("{at} appears twice; case names must be unique within a file");
@@ -354,18 +383,29 @@ pub fn parse_adapter_cases(file: &CaseText) -> Result<AdapterCaseFile> {
         }
         for code in case.expect.accepted_codes().unwrap_or_default() {
             if !crate::failure::is_canonical(&code) {
-                bail!("{at} expects {code:?}, which is not a canonical code ({})", crate::failure::CODES.join(", "));
+                bail!(
+                    "{at} expects {code:?}, which is not a canonical code ({})",
+                    crate::failure::CODES.join(", ")
+                );
             }
         }
         if let Some(response) = &case.response {
             response.head().map_err(|e| anyhow::anyhow!("{at}: {e}"))?;
             response.body().map_err(|e| anyhow::anyhow!("{at}: {e}"))?;
-            let stream_only = case.expect.text.is_some() || case.expect.chunks.is_some() || case.expect.feed_chunks.is_some();
+            let stream_only = case.expect.text.is_some()
+                || case.expect.chunks.is_some()
+                || case.expect.feed_chunks.is_some();
             if !response.is_success() && stream_only {
-                bail!("{at}: text and chunks are what a 2xx stream decodes to, but its status is {}", response.status);
+                bail!(
+                    "{at}: text and chunks are what a 2xx stream decodes to, but its status is {}",
+                    response.status
+                );
             }
             if !response.is_success() && !case.expect.wants_failure() {
-                bail!("{at}: status {} goes to classify-failure, so the case must expect a code (`code`, `codes` or `any_failure`)", response.status);
+                bail!(
+                    "{at}: status {} goes to classify-failure, so the case must expect a code (`code`, `codes` or `any_failure`)",
+                    response.status
+                );
             }
         } else if case.expect.wants_failure() || case.expect.text.is_some() {
             bail!("{at} expects an outcome but has no response");
@@ -376,8 +416,12 @@ pub fn parse_adapter_cases(file: &CaseText) -> Result<AdapterCaseFile> {
 
 /// Parses and checks a listener scenario file.
 pub fn parse_listener_cases(file: &CaseText) -> Result<ListenerCaseFile> {
-    let parsed: ListenerCaseFile = serde_json::from_str(&file.text)
-        .map_err(|e| anyhow::anyhow!("{}: not a listener scenario file: {e} (the format is in docs/check.md)", file.origin))?;
+    let parsed: ListenerCaseFile = serde_json::from_str(&file.text).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: not a listener scenario file: {e} (the format is in docs/check.md)",
+            file.origin
+        )
+    })?;
     for scenario in &parsed.scenarios {
         let at = format!("{}: scenario {:?}", file.origin, scenario.name);
         if scenario.failures.is_empty() {
@@ -385,20 +429,33 @@ pub fn parse_listener_cases(file: &CaseText) -> Result<ListenerCaseFile> {
         }
         for failure in &scenario.failures {
             if !crate::failure::is_canonical(&failure.code) {
-                bail!("{at} has the failure code {:?}, which is not canonical ({})", failure.code, crate::failure::CODES.join(", "));
+                bail!(
+                    "{at} has the failure code {:?}, which is not canonical ({})",
+                    failure.code,
+                    crate::failure::CODES.join(", ")
+                );
             }
         }
         if !["retry", "delegate", "give-up"].contains(&scenario.expect.decision.as_str()) {
-            bail!("{at} expects the decision {:?}; it is one of retry, delegate, give-up", scenario.expect.decision);
+            bail!(
+                "{at} expects the decision {:?}; it is one of retry, delegate, give-up",
+                scenario.expect.decision
+            );
         }
         if !(0.0..1.0).contains(&scenario.random) {
-            bail!("{at} has random = {}; the host's samples are in [0, 1)", scenario.random);
+            bail!(
+                "{at} has random = {}; the host's samples are in [0, 1)",
+                scenario.random
+            );
         }
     }
     if let Some(policy) = &parsed.retry_policy
         && !policy.is_object()
     {
-        bail!("{}: retry_policy must be a JSON object like [providers.NAME.retry_policy], got {policy}", file.origin);
+        bail!(
+            "{}: retry_policy must be a JSON object like [providers.NAME.retry_policy], got {policy}",
+            file.origin
+        );
     }
     Ok(parsed)
 }
@@ -408,7 +465,10 @@ mod tests {
     use super::*;
 
     fn text(json: &str) -> CaseText {
-        CaseText { origin: "cases.json".into(), text: json.into() }
+        CaseText {
+            origin: "cases.json".into(),
+            text: json.into(),
+        }
     }
 
     #[test]
@@ -422,7 +482,10 @@ mod tests {
         assert_eq!(case.expect.retry_after_ms, Some(Some(7000)));
         assert_eq!(case.expect.request_id, Some(None));
         let head = case.response.as_ref().unwrap().head().unwrap();
-        assert_eq!(head.headers, vec![("retry-after".to_string(), "7".to_string())]);
+        assert_eq!(
+            head.headers,
+            vec![("retry-after".to_string(), "7".to_string())]
+        );
         assert_eq!(head.received_at_ms, DEFAULT_RECEIVED_AT_MS);
         assert_eq!(case.expect.describe(), "RATE_LIMITED, retry-after 7000 ms");
     }
@@ -436,23 +499,55 @@ mod tests {
                 {"name": "e", "response": {"status": 200, "events": ["data: 1\n\n", "data: 2\n\n"]}}]}"#,
         ))
         .unwrap();
-        let bodies: Vec<Vec<u8>> = file.cases.iter().map(|c| c.response.as_ref().unwrap().body().unwrap()).collect();
-        assert_eq!(bodies, vec![b"oops".to_vec(), vec![0xff, 0], b"data: 1\n\ndata: 2\n\n".to_vec()]);
+        let bodies: Vec<Vec<u8>> = file
+            .cases
+            .iter()
+            .map(|c| c.response.as_ref().unwrap().body().unwrap())
+            .collect();
+        assert_eq!(
+            bodies,
+            vec![
+                b"oops".to_vec(),
+                vec![0xff, 0],
+                b"data: 1\n\ndata: 2\n\n".to_vec()
+            ]
+        );
     }
 
     #[test]
     fn mistakes_are_named_with_the_file_the_case_and_the_fix() {
         for (json, expect) in [
-            (r#"{"cases": [{"name": "x", "response": {"status": 429}, "expect": {"code": "RATE_LIMITTED"}}]}"#, r#"case "x" expects "RATE_LIMITTED", which is not a canonical code"#),
-            (r#"{"cases": [{"name": "x", "response": {"status": 429}}]}"#, "must expect a code"),
-            (r#"{"cases": [{"name": "x", "response": {"status": 429}, "expect": {"code": "AUTH"}}, {"name": "x", "response": {"status": 401}, "expect": {"code": "AUTH"}}]}"#, "appears twice"),
-            (r#"{"cases": [{"name": "x", "response": {"status": 200, "body": "a", "events": []}}]}"#, "more than one of body"),
-            (r#"{"cases": [{"name": "x", "respons": {}}]}"#, "unknown field `respons`"),
-            (r#"{"cases": [{"name": "x", "response": {"status": 500}, "expect": {"code": "SERVER_ERROR", "text": "hi"}}]}"#, "2xx stream"),
+            (
+                r#"{"cases": [{"name": "x", "response": {"status": 429}, "expect": {"code": "RATE_LIMITTED"}}]}"#,
+                r#"case "x" expects "RATE_LIMITTED", which is not a canonical code"#,
+            ),
+            (
+                r#"{"cases": [{"name": "x", "response": {"status": 429}}]}"#,
+                "must expect a code",
+            ),
+            (
+                r#"{"cases": [{"name": "x", "response": {"status": 429}, "expect": {"code": "AUTH"}}, {"name": "x", "response": {"status": 401}, "expect": {"code": "AUTH"}}]}"#,
+                "appears twice",
+            ),
+            (
+                r#"{"cases": [{"name": "x", "response": {"status": 200, "body": "a", "events": []}}]}"#,
+                "more than one of body",
+            ),
+            (
+                r#"{"cases": [{"name": "x", "respons": {}}]}"#,
+                "unknown field `respons`",
+            ),
+            (
+                r#"{"cases": [{"name": "x", "response": {"status": 500}, "expect": {"code": "SERVER_ERROR", "text": "hi"}}]}"#,
+                "2xx stream",
+            ),
             ("[1, 2]", "not an adapter case file"),
         ] {
             let e = parse_adapter_cases(&text(json)).unwrap_err().to_string();
-            assert!(e.starts_with("cases.json") && e.contains(expect), "{json}: {e}");
+            assert!(
+                e.starts_with("cases.json") && e.contains(expect),
+                "{json}: {e}"
+            );
         }
     }
 
@@ -464,13 +559,31 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(ok.scenarios[0].random, 0.5);
-        assert_eq!(ok.scenarios[0].expect.describe(), "retry 800..1200 ms (llm-retry)");
+        assert_eq!(
+            ok.scenarios[0].expect.describe(),
+            "retry 800..1200 ms (llm-retry)"
+        );
         for (json, expect) in [
-            (r#"{"scenarios": [{"name": "s", "failures": [], "expect": {"decision": "retry"}}]}"#, "has no failures"),
-            (r#"{"scenarios": [{"name": "s", "failures": [{"code": "SLOW"}], "expect": {"decision": "retry"}}]}"#, "not canonical"),
-            (r#"{"scenarios": [{"name": "s", "failures": [{"code": "AUTH"}], "expect": {"decision": "wait"}}]}"#, "one of retry, delegate, give-up"),
-            (r#"{"scenarios": [{"name": "s", "random": 1.0, "failures": [{"code": "AUTH"}], "expect": {"decision": "retry"}}]}"#, "[0, 1)"),
-            (r#"{"retry_policy": 5, "scenarios": []}"#, "retry_policy must be a JSON object"),
+            (
+                r#"{"scenarios": [{"name": "s", "failures": [], "expect": {"decision": "retry"}}]}"#,
+                "has no failures",
+            ),
+            (
+                r#"{"scenarios": [{"name": "s", "failures": [{"code": "SLOW"}], "expect": {"decision": "retry"}}]}"#,
+                "not canonical",
+            ),
+            (
+                r#"{"scenarios": [{"name": "s", "failures": [{"code": "AUTH"}], "expect": {"decision": "wait"}}]}"#,
+                "one of retry, delegate, give-up",
+            ),
+            (
+                r#"{"scenarios": [{"name": "s", "random": 1.0, "failures": [{"code": "AUTH"}], "expect": {"decision": "retry"}}]}"#,
+                "[0, 1)",
+            ),
+            (
+                r#"{"retry_policy": 5, "scenarios": []}"#,
+                "retry_policy must be a JSON object",
+            ),
         ] {
             let e = parse_listener_cases(&text(json)).unwrap_err().to_string();
             assert!(e.contains(expect), "{json}: {e}");

@@ -17,20 +17,44 @@ const CORPUS: &[(&str, &str)] = &[
 
 /// The corpus, each file named `corpus/NAME.json` in reports.
 pub fn corpus() -> Vec<CaseText> {
-    CORPUS.iter().map(|(name, text)| CaseText { origin: format!("corpus/{name}"), text: text.to_string() }).collect()
+    CORPUS
+        .iter()
+        .map(|(name, text)| CaseText {
+            origin: format!("corpus/{name}"),
+            text: text.to_string(),
+        })
+        .collect()
 }
 
 /// The case file of a built-in guest (its own recorded cases), named by its path in the repository.
 pub fn builtin_guest_cases(name: &str) -> Option<CaseText> {
     let (origin, text) = match name {
-        "openai" => ("guests/openai/check-cases.json", include_str!("../../../guests/openai/check-cases.json")),
-        "anthropic" => ("guests/anthropic/check-cases.json", include_str!("../../../guests/anthropic/check-cases.json")),
-        "gemini" => ("guests/gemini-native/check-cases.json", include_str!("../../../guests/gemini-native/check-cases.json")),
-        "llm-retry" => ("guests/llm-retry/check-scenarios.json", include_str!("../../../guests/llm-retry/check-scenarios.json")),
-        "compaction-basic" => ("guests/compaction-basic/check-scenarios.json", include_str!("../../../guests/compaction-basic/check-scenarios.json")),
+        "openai" => (
+            "guests/openai/check-cases.json",
+            include_str!("../../../guests/openai/check-cases.json"),
+        ),
+        "anthropic" => (
+            "guests/anthropic/check-cases.json",
+            include_str!("../../../guests/anthropic/check-cases.json"),
+        ),
+        "gemini" => (
+            "guests/gemini-native/check-cases.json",
+            include_str!("../../../guests/gemini-native/check-cases.json"),
+        ),
+        "llm-retry" => (
+            "guests/llm-retry/check-scenarios.json",
+            include_str!("../../../guests/llm-retry/check-scenarios.json"),
+        ),
+        "compaction-basic" => (
+            "guests/compaction-basic/check-scenarios.json",
+            include_str!("../../../guests/compaction-basic/check-scenarios.json"),
+        ),
         _ => return None,
     };
-    Some(CaseText { origin: origin.to_string(), text: text.to_string() })
+    Some(CaseText {
+        origin: origin.to_string(),
+        text: text.to_string(),
+    })
 }
 
 #[cfg(test)]
@@ -44,9 +68,20 @@ mod tests {
         for file in corpus() {
             let parsed = parse_adapter_cases(&file).unwrap_or_else(|e| panic!("{e:#}"));
             for case in &parsed.cases {
-                assert!(!case.note.trim().is_empty(), "{}: {} has no note", file.origin, case.name);
+                assert!(
+                    !case.note.trim().is_empty(),
+                    "{}: {} has no note",
+                    file.origin,
+                    case.name
+                );
                 assert!(case.response.is_some(), "{}: {}", file.origin, case.name);
-                assert!(!case.expect.accepted_codes().unwrap_or_default().contains(&"ADAPTER_FAULT".to_string()));
+                assert!(
+                    !case
+                        .expect
+                        .accepted_codes()
+                        .unwrap_or_default()
+                        .contains(&"ADAPTER_FAULT".to_string())
+                );
                 count += 1;
             }
         }

@@ -29,14 +29,28 @@ impl Decoded {
 
     /// Whether the guest faulted (trapped, broke a limit, returned what it may not).
     pub fn faulted(&self) -> Option<&LlmFailure> {
-        self.outcome.as_ref().err().filter(|f| f.code == "ADAPTER_FAULT")
+        self.outcome
+            .as_ref()
+            .err()
+            .filter(|f| f.code == "ADAPTER_FAULT")
     }
 }
 
 /// Opens a decoder on `head` in a fresh instance and feeds it `body` cut at `sizes` (the rest in a
 /// last piece; empty pieces are not fed, as the network never delivers one), then ends it.
-pub async fn decode(adapter: &Adapter, head: &ResponseHead, body: &[u8], sizes: &[usize]) -> Decoded {
-    let mut run = Decoded { fed: Vec::new(), ended: Vec::new(), outcome: Ok(Completion::default()), decoder_time: Duration::ZERO, peak_memory_bytes: 0 };
+pub async fn decode(
+    adapter: &Adapter,
+    head: &ResponseHead,
+    body: &[u8],
+    sizes: &[usize],
+) -> Decoded {
+    let mut run = Decoded {
+        fed: Vec::new(),
+        ended: Vec::new(),
+        outcome: Ok(Completion::default()),
+        decoder_time: Duration::ZERO,
+        peak_memory_bytes: 0,
+    };
     let mut instance = match adapter.instantiate().await {
         Ok(instance) => instance,
         Err(failure) => {
@@ -161,9 +175,18 @@ mod tests {
 
     #[test]
     fn the_generator_is_seeded() {
-        let a: Vec<u64> = { let mut r = Rng::new(3); (0..5).map(|_| r.next_u64()).collect() };
-        let b: Vec<u64> = { let mut r = Rng::new(3); (0..5).map(|_| r.next_u64()).collect() };
-        let c: Vec<u64> = { let mut r = Rng::new(4); (0..5).map(|_| r.next_u64()).collect() };
+        let a: Vec<u64> = {
+            let mut r = Rng::new(3);
+            (0..5).map(|_| r.next_u64()).collect()
+        };
+        let b: Vec<u64> = {
+            let mut r = Rng::new(3);
+            (0..5).map(|_| r.next_u64()).collect()
+        };
+        let c: Vec<u64> = {
+            let mut r = Rng::new(4);
+            (0..5).map(|_| r.next_u64()).collect()
+        };
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_eq!(Rng::new(0).next_u64(), Rng::new(0).next_u64());

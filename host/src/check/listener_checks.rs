@@ -32,9 +32,18 @@ impl Policy {
             None => crate::config::RetryPolicy::default().to_json(),
         };
         let value: Value = serde_json::from_str(&json).map_err(|e| e.to_string())?;
-        let max = value.get("max_delay_ms").and_then(Value::as_u64).unwrap_or(crate::config::RetryPolicy::default().max_delay_ms);
-        let jitter = value.get("jitter_ratio").and_then(Value::as_f64).unwrap_or(crate::config::RetryPolicy::default().jitter_ratio);
-        Ok(Policy { json, max_delay_ms: (max as f64 * (1.0 + jitter.clamp(0.0, 1.0))).ceil() as u64 })
+        let max = value
+            .get("max_delay_ms")
+            .and_then(Value::as_u64)
+            .unwrap_or(crate::config::RetryPolicy::default().max_delay_ms);
+        let jitter = value
+            .get("jitter_ratio")
+            .and_then(Value::as_f64)
+            .unwrap_or(crate::config::RetryPolicy::default().jitter_ratio);
+        Ok(Policy {
+            json,
+            max_delay_ms: (max as f64 * (1.0 + jitter.clamp(0.0, 1.0))).ceil() as u64,
+        })
     }
 }
 
@@ -49,10 +58,26 @@ pub struct ListenerChecker<'a> {
 impl<'a> ListenerChecker<'a> {
     /// Loads the listener with `config_json`, as `[[listeners]]` would. The row says whether it was
     /// accepted; without it nothing else can be checked.
-    pub async fn load(engine: &'a GuestEngine, source: &'a GuestSource, limits: GuestLimits, config_json: &str, policy: Policy) -> Result<ListenerChecker<'a>, Row> {
-        let mut row = Row::new("built-in", &format!("configure {}", clip(config_json, 60)), "accepted");
+    pub async fn load(
+        engine: &'a GuestEngine,
+        source: &'a GuestSource,
+        limits: GuestLimits,
+        config_json: &str,
+        policy: Policy,
+    ) -> Result<ListenerChecker<'a>, Row> {
+        let mut row = Row::new(
+            "built-in",
+            &format!("configure {}", clip(config_json, 60)),
+            "accepted",
+        );
         match Listener::load(engine, source, config_json, limits.clone()).await {
-            Ok(listener) => Ok(ListenerChecker { engine, source, limits, listener, policy }),
+            Ok(listener) => Ok(ListenerChecker {
+                engine,
+                source,
+                limits,
+                listener,
+                policy,
+            }),
             Err(e) => {
                 row.got = "refused".into();
                 row.problem(format!(
@@ -70,10 +95,22 @@ impl<'a> ListenerChecker<'a> {
     /// Configuration must be fail-loud: an unknown key and a config that is not an object are
     /// refused at load, with the listener's own words.
     pub async fn configuration(&self, config_json: &str) -> Vec<Row> {
-        let mut with_unknown = serde_json::from_str::<Value>(config_json).ok().filter(Value::is_object).unwrap_or_else(|| Value::Object(Default::default()));
+        let mut with_unknown = serde_json::from_str::<Value>(config_json)
+            .ok()
+            .filter(Value::is_object)
+            .unwrap_or_else(|| Value::Object(Default::default()));
         with_unknown[UNKNOWN_KEY] = Value::Bool(true);
         let mut rows = Vec::new();
-        for (name, bad) in [("configure: an unknown key is refused", with_unknown.to_string()), ("configure: a config that is not an object is refused", "[1, 2]".to_string())] {
+        for (name, bad) in [
+            (
+                "configure: an unknown key is refused",
+                with_unknown.to_string(),
+            ),
+            (
+                "configure: a config that is not an object is refused",
+                "[1, 2]".to_string(),
+            ),
+        ] {
             let mut row = Row::new("built-in", name, "refused, saying why");
             match Listener::load(self.engine, self.source, &bad, self.limits.clone()).await {
                 Ok(_) => {
@@ -100,8 +137,18 @@ impl<'a> ListenerChecker<'a> {
         let mut rows = Vec::new();
         // ABORTED never reaches listeners: the host gives up on it itself.
         for code in crate::failure::CODES.iter().filter(|c| **c != "ABORTED") {
-            let mut row = Row::new("built-in", &format!("decide {code}"), format!("valid, deterministic, delay ≤ {} ms", self.policy.max_delay_ms));
-            let failure = LlmFailure { status: typical_status(code), ..LlmFailure::new(code, format!("a {code} failure (dsh-host check)")) };
+            let mut row = Row::new(
+                "built-in",
+                &format!("decide {code}"),
+                format!(
+                    "valid, deterministic, delay ≤ {} ms",
+                    self.policy.max_delay_ms
+                ),
+            );
+            let failure = LlmFailure {
+                status: typical_status(code),
+                ..LlmFailure::new(code, format!("a {code} failure (dsh-host check)"))
+            };
             let random = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
             let context = self.context(&failure, Vec::new(), default_messages(), random);
             let first = self.listener.decide(&context).await;
@@ -151,20 +198,35 @@ impl<'a> ListenerChecker<'a> {
             let failure = LlmFailure {
                 status: f.status,
                 provider_retry_after_ms: f.retry_after_ms,
-                ..LlmFailure::new(&f.code, f.message.clone().unwrap_or_else(|| format!("a {} failure (dsh-host check)", f.code)))
+                ..LlmFailure::new(
+                    &f.code,
+                    f.message
+                        .clone()
+                        .unwrap_or_else(|| format!("a {} failure (dsh-host check)", f.code)),
+                )
             };
             let decision = self
                 .listener
                 .decide(&self.context(&failure, earlier.clone(), messages.clone(), scenario.random))
                 .await
-                .map_err(|fault| format!("failure {} of {}: {fault}", i + 1, scenario.failures.len()))?;
+                .map_err(|fault| {
+                    format!("failure {} of {}: {fault}", i + 1, scenario.failures.len())
+                })?;
             if i == last {
                 return Ok(decision);
             }
             match decision {
                 Decision::Retry(retry) => {
-                    let count = earlier.iter().filter(|r| r.policy_key == retry.policy_key).count() as u32;
-                    earlier.push(EarlierRetry { policy_key: retry.policy_key, retry: count + 1, delay_ms: retry.delay_ms, code: crate::wire::wit_code(&f.code) });
+                    let count = earlier
+                        .iter()
+                        .filter(|r| r.policy_key == retry.policy_key)
+                        .count() as u32;
+                    earlier.push(EarlierRetry {
+                        policy_key: retry.policy_key,
+                        retry: count + 1,
+                        delay_ms: retry.delay_ms,
+                        code: crate::wire::wit_code(&f.code),
+                    });
                     if let Some(replaced) = retry.replace_messages {
                         messages = replaced;
                     }
@@ -182,7 +244,13 @@ impl<'a> ListenerChecker<'a> {
         unreachable!("a scenario has at least one failure (checked when read)")
     }
 
-    fn context(&self, failure: &LlmFailure, earlier: Vec<EarlierRetry>, messages: Vec<Message>, random: f64) -> FailureContext {
+    fn context(
+        &self,
+        failure: &LlmFailure,
+        earlier: Vec<EarlierRetry>,
+        messages: Vec<Message>,
+        random: f64,
+    ) -> FailureContext {
         FailureContext {
             failure: crate::adapter::WitFailure::from(failure),
             turn: 1,
@@ -203,7 +271,9 @@ impl<'a> ListenerChecker<'a> {
             Decision::Delegate => {}
             Decision::Retry(retry) => {
                 if retry.policy_key.trim().is_empty() {
-                    problems.push("a retry without a policy key: the host counts retries by key".into());
+                    problems.push(
+                        "a retry without a policy key: the host counts retries by key".into(),
+                    );
                 }
                 if retry.delay_ms > self.policy.max_delay_ms {
                     problems.push(format!(
@@ -243,25 +313,41 @@ fn expectation_problems(decision: &Decision, expect: &ExpectDecision) -> Vec<Str
             {
                 problems.push(format!("delay {} ms, expected {ms} ms", retry.delay_ms));
             }
-            if expect.min_delay_ms.is_some_and(|min| retry.delay_ms < min) || expect.max_delay_ms.is_some_and(|max| retry.delay_ms > max) {
-                problems.push(format!("delay {} ms, outside {}", retry.delay_ms, expect.describe()));
+            if expect.min_delay_ms.is_some_and(|min| retry.delay_ms < min)
+                || expect.max_delay_ms.is_some_and(|max| retry.delay_ms > max)
+            {
+                problems.push(format!(
+                    "delay {} ms, outside {}",
+                    retry.delay_ms,
+                    expect.describe()
+                ));
             }
             if let Some(key) = &expect.policy_key
                 && &retry.policy_key != key
             {
-                problems.push(format!("policy key {:?}, expected {key:?}", retry.policy_key));
+                problems.push(format!(
+                    "policy key {:?}, expected {key:?}",
+                    retry.policy_key
+                ));
             }
             if let Some(replaces) = expect.replaces_messages
                 && replaces != retry.replace_messages.is_some()
             {
-                problems.push(if replaces { "kept the conversation, expected it replaced".into() } else { "replaced the conversation, expected it kept".into() });
+                problems.push(if replaces {
+                    "kept the conversation, expected it replaced".into()
+                } else {
+                    "replaced the conversation, expected it kept".into()
+                });
             }
         }
         Decision::GiveUp(reason) => {
             if let Some(words) = &expect.reason_contains
                 && !reason.contains(words.as_str())
             {
-                problems.push(format!("the reason {:?} does not say {words:?}", clip(reason, 120)));
+                problems.push(format!(
+                    "the reason {:?} does not say {words:?}",
+                    clip(reason, 120)
+                ));
             }
         }
         Decision::Delegate => {}
@@ -276,7 +362,9 @@ pub fn describe(decision: &Result<Decision, LlmFailure>) -> String {
             "retry {} ms ({}){}",
             r.delay_ms,
             r.policy_key,
-            r.replace_messages.as_ref().map_or(String::new(), |m| format!(", {} messages", m.len()))
+            r.replace_messages
+                .as_ref()
+                .map_or(String::new(), |m| format!(", {} messages", m.len()))
         ),
         Ok(Decision::GiveUp(reason)) => format!("give-up: {}", clip(reason, 50)),
         Err(fault) => format!("ADAPTER_FAULT: {}", fault.message),
@@ -317,24 +405,41 @@ mod tests {
     }
 
     fn retry(delay_ms: u64, key: &str) -> Decision {
-        Decision::Retry(RetryDecision { delay_ms, policy_key: key.into(), replace_messages: None })
+        Decision::Retry(RetryDecision {
+            delay_ms,
+            policy_key: key.into(),
+            replace_messages: None,
+        })
     }
 
     #[test]
     fn the_policy_bound_includes_the_jitter() {
         assert_eq!(Policy::new(None).unwrap().max_delay_ms, 144_000);
-        let p = Policy::new(Some(&serde_json::json!({"max_delay_ms": 1000, "jitter_ratio": 0}))).unwrap();
+        let p = Policy::new(Some(
+            &serde_json::json!({"max_delay_ms": 1000, "jitter_ratio": 0}),
+        ))
+        .unwrap();
         assert_eq!(p.max_delay_ms, 1000);
     }
 
     #[test]
     fn decisions_are_held_to_the_scenario() {
         assert!(expectation_problems(&retry(900, "llm-retry"), &expect(r#"{"decision": "retry", "min_delay_ms": 800, "max_delay_ms": 1200, "policy_key": "llm-retry"}"#)).is_empty());
-        let p = expectation_problems(&retry(1300, "other"), &expect(r#"{"decision": "retry", "max_delay_ms": 1200, "policy_key": "llm-retry"}"#));
-        assert!(p[0].contains("delay 1300 ms, outside retry ..1200 ms") && p[1].contains("policy key \"other\""), "{p:?}");
+        let p = expectation_problems(
+            &retry(1300, "other"),
+            &expect(r#"{"decision": "retry", "max_delay_ms": 1200, "policy_key": "llm-retry"}"#),
+        );
+        assert!(
+            p[0].contains("delay 1300 ms, outside retry ..1200 ms")
+                && p[1].contains("policy key \"other\""),
+            "{p:?}"
+        );
         let p = expectation_problems(&Decision::Delegate, &expect(r#"{"decision": "give-up"}"#));
         assert_eq!(p, vec!["decided delegate, expected give-up"]);
-        let p = expectation_problems(&Decision::GiveUp("quota spent".into()), &expect(r#"{"decision": "give-up", "reason_contains": "budget"}"#));
+        let p = expectation_problems(
+            &Decision::GiveUp("quota spent".into()),
+            &expect(r#"{"decision": "give-up", "reason_contains": "budget"}"#),
+        );
         assert!(p[0].contains("does not say \"budget\""), "{p:?}");
     }
 }

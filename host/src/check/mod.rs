@@ -44,11 +44,16 @@ pub struct CheckOptions {
 
 /// Checks the guest. An `Err` is a check that could not run (a malformed `.wasm` or case file);
 /// a guest that fails its cases, traps included, is a report that did not pass.
-pub async fn check(engine: &GuestEngine, target: &Target, options: &CheckOptions) -> Result<Report> {
+pub async fn check(
+    engine: &GuestEngine,
+    target: &Target,
+    options: &CheckOptions,
+) -> Result<Report> {
     let (source, builtin) = match target {
         Target::File(path) => (GuestSource::file(path), None),
         Target::Builtin(name) => {
-            let source = crate::guests::builtin_adapter(name).or_else(|| crate::guests::builtin_listener(name));
+            let source = crate::guests::builtin_adapter(name)
+                .or_else(|| crate::guests::builtin_listener(name));
             match source {
                 Some(source) => (source, Some(name.as_str())),
                 None => bail!(
@@ -76,25 +81,42 @@ pub async fn check(engine: &GuestEngine, target: &Target, options: &CheckOptions
 /// whose loading says precisely what is wrong with it).
 fn is_listener(engine: &GuestEngine, source: &GuestSource) -> Result<bool> {
     let component = engine.compile(&source.origin(), &source.read()?)?;
-    Ok(component.component_type().exports(engine.engine()).any(|(name, _)| name.starts_with("dsh:llm/listener@")))
+    Ok(component
+        .component_type()
+        .exports(engine.engine())
+        .any(|(name, _)| name.starts_with("dsh:llm/listener@")))
 }
 
-async fn check_adapter(engine: &GuestEngine, source: &GuestSource, limits: GuestLimits, files: &[CaseText], seed: u64) -> Result<Report> {
+async fn check_adapter(
+    engine: &GuestEngine,
+    source: &GuestSource,
+    limits: GuestLimits,
+    files: &[CaseText],
+    seed: u64,
+) -> Result<Report> {
     let adapter = Adapter::load(engine, source, limits).await?;
-    let corpus: Vec<(String, cases::AdapterCaseFile)> =
-        corpus::corpus().iter().map(|f| Ok((f.origin.clone(), cases::parse_adapter_cases(f)?))).collect::<Result<_>>()?;
-    let authored: Vec<(String, cases::AdapterCaseFile)> =
-        files.iter().map(|f| Ok((f.origin.clone(), cases::parse_adapter_cases(f)?))).collect::<Result<_>>()?;
+    let corpus: Vec<(String, cases::AdapterCaseFile)> = corpus::corpus()
+        .iter()
+        .map(|f| Ok((f.origin.clone(), cases::parse_adapter_cases(f)?)))
+        .collect::<Result<_>>()?;
+    let authored: Vec<(String, cases::AdapterCaseFile)> = files
+        .iter()
+        .map(|f| Ok((f.origin.clone(), cases::parse_adapter_cases(f)?)))
+        .collect::<Result<_>>()?;
 
     let mut credential_headers: Vec<String> = Vec::new();
     for (origin, file) in &authored {
         if let Some(headers) = &file.credential_headers {
-            let checked = crate::plan::check_credential_headers(headers).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
+            let checked = crate::plan::check_credential_headers(headers)
+                .map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
             credential_headers.extend(checked);
         }
     }
     if credential_headers.is_empty() {
-        credential_headers = DEFAULT_CREDENTIAL_HEADERS.iter().map(|h| h.to_string()).collect();
+        credential_headers = DEFAULT_CREDENTIAL_HEADERS
+            .iter()
+            .map(|h| h.to_string())
+            .collect();
     }
 
     let mut checker = adapter_checks::AdapterChecker::new(&adapter, seed);
@@ -107,7 +129,8 @@ async fn check_adapter(engine: &GuestEngine, source: &GuestSource, limits: Guest
     rows.extend(checker.fuzz().await);
 
     let measurements = Measurements {
-        decode_micros_per_event: (checker.events > 0).then(|| checker.decoder_time.as_secs_f64() * 1e6 / checker.events as f64),
+        decode_micros_per_event: (checker.events > 0)
+            .then(|| checker.decoder_time.as_secs_f64() * 1e6 / checker.events as f64),
         events: checker.events,
         peak_memory_bytes: Some(checker.peak_memory_bytes),
         seed,
@@ -121,15 +144,27 @@ async fn check_adapter(engine: &GuestEngine, source: &GuestSource, limits: Guest
     Ok(Report::new(guest, rows, measurements))
 }
 
-async fn check_listener(engine: &GuestEngine, source: &GuestSource, limits: GuestLimits, files: &[CaseText], options: &CheckOptions) -> Result<Report> {
-    let parsed: Vec<(String, cases::ListenerCaseFile)> =
-        files.iter().map(|f| Ok((f.origin.clone(), cases::parse_listener_cases(f)?))).collect::<Result<_>>()?;
-    let from_files = |pick: fn(&cases::ListenerCaseFile) -> Option<&serde_json::Value>, what: &str| -> Result<Option<serde_json::Value>> {
+async fn check_listener(
+    engine: &GuestEngine,
+    source: &GuestSource,
+    limits: GuestLimits,
+    files: &[CaseText],
+    options: &CheckOptions,
+) -> Result<Report> {
+    let parsed: Vec<(String, cases::ListenerCaseFile)> = files
+        .iter()
+        .map(|f| Ok((f.origin.clone(), cases::parse_listener_cases(f)?)))
+        .collect::<Result<_>>()?;
+    let from_files = |pick: fn(&cases::ListenerCaseFile) -> Option<&serde_json::Value>,
+                      what: &str|
+     -> Result<Option<serde_json::Value>> {
         let mut found: Option<(&str, &serde_json::Value)> = None;
         for (origin, file) in &parsed {
             if let Some(value) = pick(file) {
                 match found {
-                    Some((first, v)) if v != value => bail!("{first} and {origin} give different `{what}`; scenario files checked together share one"),
+                    Some((first, v)) if v != value => bail!(
+                        "{first} and {origin} give different `{what}`; scenario files checked together share one"
+                    ),
                     _ => found = Some((origin, value)),
                 }
             }
@@ -138,20 +173,41 @@ async fn check_listener(engine: &GuestEngine, source: &GuestSource, limits: Gues
     };
     let config = match &options.listener_config {
         Some(json) => json.clone(),
-        None => from_files(|f| f.config.as_ref(), "config")?.map_or_else(|| "{}".to_string(), |v| v.to_string()),
+        None => from_files(|f| f.config.as_ref(), "config")?
+            .map_or_else(|| "{}".to_string(), |v| v.to_string()),
     };
-    let policy = listener_checks::Policy::new(from_files(|f| f.retry_policy.as_ref(), "retry_policy")?.as_ref())
-        .map_err(|e| anyhow::anyhow!("the retry_policy of the scenario file: {e}"))?;
+    let policy = listener_checks::Policy::new(
+        from_files(|f| f.retry_policy.as_ref(), "retry_policy")?.as_ref(),
+    )
+    .map_err(|e| anyhow::anyhow!("the retry_policy of the scenario file: {e}"))?;
 
     let version = engine.prepare(source, &crate::listener::LISTENER_WORLD)?.1;
-    let checker = match listener_checks::ListenerChecker::load(engine, source, limits, &config, policy).await {
-        Ok(checker) => checker,
-        Err(row) => {
-            let guest = GuestDescription { name: source.origin(), origin: source.origin(), world: "listener", contract: version.as_str().to_string() };
-            return Ok(Report::new(guest, vec![row], Measurements { seed: options.seed, ..Default::default() }));
-        }
-    };
-    let mut loaded = Row::new("built-in", &format!("configure {}", report::clip(&config, 60)), "accepted");
+    let checker =
+        match listener_checks::ListenerChecker::load(engine, source, limits, &config, policy).await
+        {
+            Ok(checker) => checker,
+            Err(row) => {
+                let guest = GuestDescription {
+                    name: source.origin(),
+                    origin: source.origin(),
+                    world: "listener",
+                    contract: version.as_str().to_string(),
+                };
+                return Ok(Report::new(
+                    guest,
+                    vec![row],
+                    Measurements {
+                        seed: options.seed,
+                        ..Default::default()
+                    },
+                ));
+            }
+        };
+    let mut loaded = Row::new(
+        "built-in",
+        &format!("configure {}", report::clip(&config, 60)),
+        "accepted",
+    );
     loaded.got = "accepted".into();
     let mut rows = vec![loaded];
     rows.extend(checker.configuration(&config).await);
@@ -168,5 +224,12 @@ async fn check_listener(engine: &GuestEngine, source: &GuestSource, limits: Gues
         world: "listener",
         contract: listener.contract_version().as_str().to_string(),
     };
-    Ok(Report::new(guest, rows, Measurements { seed: options.seed, ..Default::default() }))
+    Ok(Report::new(
+        guest,
+        rows,
+        Measurements {
+            seed: options.seed,
+            ..Default::default()
+        },
+    ))
 }

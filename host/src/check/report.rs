@@ -88,7 +88,14 @@ pub struct Report {
 impl Report {
     pub fn new(guest: GuestDescription, rows: Vec<Row>, measurements: Measurements) -> Self {
         let failed = rows.iter().filter(|r| !r.passed).count();
-        Report { guest, passed: failed == 0, cases: rows.len(), failed, measurements, rows }
+        Report {
+            guest,
+            passed: failed == 0,
+            cases: rows.len(),
+            failed,
+            measurements,
+            rows,
+        }
     }
 
     pub fn json(&self) -> String {
@@ -107,7 +114,11 @@ impl Report {
                     format!("{}: {}", r.source, r.case),
                     r.expected.clone(),
                     r.got.clone(),
-                    if r.passed { "pass".into() } else { "FAIL".into() },
+                    if r.passed {
+                        "pass".into()
+                    } else {
+                        "FAIL".into()
+                    },
                 ]
             })
             .collect();
@@ -122,12 +133,20 @@ impl Report {
         }
         let mut out = String::new();
         let line = |out: &mut String, cells: [&str; 4]| {
-            let parts: Vec<String> =
-                cells.iter().zip(widths).enumerate().map(|(i, (c, w))| format!("{:<w$}", clip(c, cap(i)))).collect();
+            let parts: Vec<String> = cells
+                .iter()
+                .zip(widths)
+                .enumerate()
+                .map(|(i, (c, w))| format!("{:<w$}", clip(c, cap(i))))
+                .collect();
             let _ = writeln!(out, "{}", parts.join("  ").trim_end());
         };
         let g = &self.guest;
-        let _ = writeln!(out, "checked {} '{}' (dsh:llm@{}) from {}\n", g.world, g.name, g.contract, g.origin);
+        let _ = writeln!(
+            out,
+            "checked {} '{}' (dsh:llm@{}) from {}\n",
+            g.world, g.name, g.contract, g.origin
+        );
         line(&mut out, headers);
         for (row, cells) in self.rows.iter().zip(&cells) {
             line(&mut out, [&cells[0], &cells[1], &cells[2], &cells[3]]);
@@ -138,17 +157,40 @@ impl Report {
         let m = &self.measurements;
         let _ = writeln!(out);
         if let Some(us) = m.decode_micros_per_event {
-            let _ = writeln!(out, "decode time: {us:.1} µs per event over {} events (guest time in feed and end)", m.events);
+            let _ = writeln!(
+                out,
+                "decode time: {us:.1} µs per event over {} events (guest time in feed and end)",
+                m.events
+            );
         }
         if let Some(bytes) = m.peak_memory_bytes {
-            let _ = writeln!(out, "peak memory: {:.1} MiB (the largest linear memory of any instance)", bytes as f64 / (1 << 20) as f64);
+            let _ = writeln!(
+                out,
+                "peak memory: {:.1} MiB (the largest linear memory of any instance)",
+                bytes as f64 / (1 << 20) as f64
+            );
         }
-        let _ = writeln!(out, "seed: {} (dsh-host check --seed {} replays the same cuttings and fuzz)", m.seed, m.seed);
+        let _ = writeln!(
+            out,
+            "seed: {} (dsh-host check --seed {} replays the same cuttings and fuzz)",
+            m.seed, m.seed
+        );
         if self.passed {
             let _ = writeln!(out, "{} cases, all pass", self.cases);
         } else {
-            let names: Vec<String> = self.rows.iter().filter(|r| !r.passed).map(|r| format!("{}: {}", r.source, r.case)).collect();
-            let _ = writeln!(out, "{} of {} cases FAIL: {}", self.failed, self.cases, names.join("; "));
+            let names: Vec<String> = self
+                .rows
+                .iter()
+                .filter(|r| !r.passed)
+                .map(|r| format!("{}: {}", r.source, r.case))
+                .collect();
+            let _ = writeln!(
+                out,
+                "{} of {} cases FAIL: {}",
+                self.failed,
+                self.cases,
+                names.join("; ")
+            );
         }
         out
     }
@@ -173,8 +215,22 @@ mod tests {
     use super::*;
 
     fn report(rows: Vec<Row>) -> Report {
-        let guest = GuestDescription { name: "g".into(), origin: "g.wasm".into(), world: "adapter", contract: "0.2.0".into() };
-        Report::new(guest, rows, Measurements { decode_micros_per_event: Some(1.5), events: 4, peak_memory_bytes: Some(2 << 20), seed: 1 })
+        let guest = GuestDescription {
+            name: "g".into(),
+            origin: "g.wasm".into(),
+            world: "adapter",
+            contract: "0.2.0".into(),
+        };
+        Report::new(
+            guest,
+            rows,
+            Measurements {
+                decode_micros_per_event: Some(1.5),
+                events: 4,
+                peak_memory_bytes: Some(2 << 20),
+                seed: 1,
+            },
+        )
     }
 
     #[test]
@@ -193,14 +249,25 @@ mod tests {
         let verdict_at = lines[header].find("verdict").unwrap();
         assert_eq!(lines[header + 1].find("pass"), Some(verdict_at), "{table}");
         assert_eq!(lines[header + 2].find("FAIL"), Some(verdict_at), "{table}");
-        assert!(lines[header + 3].contains("- code RATE_LIMITED, expected QUOTA_EXCEEDED"), "{table}");
-        assert!(table.contains("1 of 2 cases FAIL: cases.json: 429 quota"), "{table}");
-        assert!(table.contains("1.5 µs per event over 4 events") && table.contains("peak memory: 2.0 MiB"), "{table}");
+        assert!(
+            lines[header + 3].contains("- code RATE_LIMITED, expected QUOTA_EXCEEDED"),
+            "{table}"
+        );
+        assert!(
+            table.contains("1 of 2 cases FAIL: cases.json: 429 quota"),
+            "{table}"
+        );
+        assert!(
+            table.contains("1.5 µs per event over 4 events")
+                && table.contains("peak memory: 2.0 MiB"),
+            "{table}"
+        );
     }
 
     #[test]
     fn the_json_report_has_the_documented_fields() {
-        let r: serde_json::Value = serde_json::from_str(&report(vec![Row::new("built-in", "x", "y")]).json()).unwrap();
+        let r: serde_json::Value =
+            serde_json::from_str(&report(vec![Row::new("built-in", "x", "y")]).json()).unwrap();
         assert_eq!(r["passed"], true);
         assert_eq!(r["guest"]["world"], "adapter");
         assert_eq!(r["rows"][0]["case"], "x");

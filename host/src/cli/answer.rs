@@ -62,7 +62,12 @@ impl AnswerPrinter {
                     self.mid_line = !text.ends_with('\n');
                 }
             }
-            StreamEvent::Retrying { code, retry, delay_ms, policy_key } => {
+            StreamEvent::Retrying {
+                code,
+                retry,
+                delay_ms,
+                policy_key,
+            } => {
                 // The text so far came from the failed attempt; the retry streams the answer anew.
                 let partial = std::mem::take(&mut self.attempt);
                 if self.terminal {
@@ -71,9 +76,15 @@ impl AnswerPrinter {
                         self.note("[the text above is from a failed attempt and is discarded]");
                     }
                 } else if !partial.is_empty() {
-                    self.note(&format!("[partial text of the failed attempt, discarded: {}]", partial.trim_end()));
+                    self.note(&format!(
+                        "[partial text of the failed attempt, discarded: {}]",
+                        partial.trim_end()
+                    ));
                 }
-                self.note(&format!("[{}: {policy_key} retry {retry} in {delay_ms} ms]", self.palette.retry(code)));
+                self.note(&format!(
+                    "[{}: {policy_key} retry {retry} in {delay_ms} ms]",
+                    self.palette.retry(code)
+                ));
             }
             StreamEvent::CoolingDown { code, delay_ms } => {
                 self.note(&format!(
@@ -91,8 +102,15 @@ impl AnswerPrinter {
                 }
                 self.calls.push((id.clone(), arguments.clone()));
             }
-            StreamEvent::ToolResult { id, name, content, .. } => {
-                let arguments = self.calls.iter().find(|(i, _)| i == id).map(|(_, a)| a.as_str()).unwrap_or("");
+            StreamEvent::ToolResult {
+                id, name, content, ..
+            } => {
+                let arguments = self
+                    .calls
+                    .iter()
+                    .find(|(i, _)| i == id)
+                    .map(|(_, a)| a.as_str())
+                    .unwrap_or("");
                 self.note(&super::tool_line(name, arguments, content));
             }
             StreamEvent::Reasoning(_)
@@ -117,8 +135,15 @@ impl RunOutput for AnswerPrinter {
         self.note(&format!("resuming turn {} of session {session}", open.turn));
         if let Some((record, wait)) = &open.pending_retry {
             // The dead process was waiting: what is left of its backoff counts down here.
-            self.progress
-                .update(|s| s.backoff(&record.code, record.retry, &record.policy_key, *wait, Instant::now()));
+            self.progress.update(|s| {
+                s.backoff(
+                    &record.code,
+                    record.retry,
+                    &record.policy_key,
+                    *wait,
+                    Instant::now(),
+                )
+            });
         }
     }
 
@@ -148,7 +173,10 @@ impl RunOutput for AnswerPrinter {
         if self.terminal {
             self.end_line();
         } else if !partial.is_empty() {
-            self.note(&format!("[partial text of the failed attempt, discarded: {}]", partial.trim_end()));
+            self.note(&format!(
+                "[partial text of the failed attempt, discarded: {}]",
+                partial.trim_end()
+            ));
         }
     }
 

@@ -18,12 +18,18 @@ impl Palette {
 
     /// Colour for stderr, where `run` writes everything but the answer.
     pub fn stderr() -> Self {
-        Palette::new(wanted(std::io::stderr().is_terminal(), std::env::var_os("NO_COLOR")))
+        Palette::new(wanted(
+            std::io::stderr().is_terminal(),
+            std::env::var_os("NO_COLOR"),
+        ))
     }
 
     /// Colour for stdout (`log`, `sessions list`).
     pub fn stdout() -> Self {
-        Palette::new(wanted(std::io::stdout().is_terminal(), std::env::var_os("NO_COLOR")))
+        Palette::new(wanted(
+            std::io::stdout().is_terminal(),
+            std::env::var_os("NO_COLOR"),
+        ))
     }
 
     pub fn enabled(&self) -> bool {
@@ -78,7 +84,10 @@ mod tests {
     #[test]
     fn colour_only_on_a_terminal_without_no_color() {
         assert!(wanted(true, None));
-        assert!(wanted(true, Some("".into())), "an empty NO_COLOR is unset (no-color.org)");
+        assert!(
+            wanted(true, Some("".into())),
+            "an empty NO_COLOR is unset (no-color.org)"
+        );
         assert!(!wanted(true, Some("1".into())));
         assert!(!wanted(false, None));
     }
@@ -90,9 +99,21 @@ mod tests {
         assert_eq!(off.outcome("completed"), "completed");
         let on = Palette::new(true);
         let red = on.failure("RATE_LIMITED");
-        assert!(red.starts_with("\u{1b}[") && red.contains("RATE_LIMITED"), "{red:?}");
-        assert!(on.outcome("completed").contains("\u{1b}[32m"), "completed is green");
-        assert!(on.outcome("failed (AUTH)").contains("\u{1b}[31m"), "failed is red");
-        assert!(on.outcome("unfinished").contains("\u{1b}[33m"), "unfinished is yellow");
+        assert!(
+            red.starts_with("\u{1b}[") && red.contains("RATE_LIMITED"),
+            "{red:?}"
+        );
+        assert!(
+            on.outcome("completed").contains("\u{1b}[32m"),
+            "completed is green"
+        );
+        assert!(
+            on.outcome("failed (AUTH)").contains("\u{1b}[31m"),
+            "failed is red"
+        );
+        assert!(
+            on.outcome("unfinished").contains("\u{1b}[33m"),
+            "unfinished is yellow"
+        );
     }
 }

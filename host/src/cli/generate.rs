@@ -13,7 +13,9 @@ pub fn completions(shell: clap_complete::Shell) -> Result<()> {
     let name = cmd.get_name().to_string();
     let mut out = Vec::new();
     clap_complete::generate(shell, &mut cmd, name, &mut out);
-    std::io::stdout().write_all(&out).context("writing the completions to stdout")
+    std::io::stdout()
+        .write_all(&out)
+        .context("writing the completions to stdout")
 }
 
 /// The man page of `dsh-host` on stdout, or (`dir`) one page per command written to `dir`:
@@ -23,14 +25,21 @@ pub fn man(dir: Option<&Path>) -> Result<()> {
     match dir {
         None => {
             let mut out = Vec::new();
-            clap_mangen::Man::new(cmd).render(&mut out).context("rendering the man page")?;
-            std::io::stdout().write_all(&out).context("writing the man page to stdout")
+            clap_mangen::Man::new(cmd)
+                .render(&mut out)
+                .context("rendering the man page")?;
+            std::io::stdout()
+                .write_all(&out)
+                .context("writing the man page to stdout")
         }
         Some(dir) => {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
             clap_mangen::generate_to(cmd, dir)
                 .with_context(|| format!("writing the man pages to {}", dir.display()))?;
-            eprintln!("man pages written to {} (read one with `man dsh-host`)", dir.display());
+            eprintln!(
+                "man pages written to {} (read one with `man dsh-host`)",
+                dir.display()
+            );
             Ok(())
         }
     }

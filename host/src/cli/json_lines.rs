@@ -24,7 +24,12 @@ pub struct JsonLines<W: Write + Send> {
 
 impl<W: Write + Send> JsonLines<W> {
     pub fn new(out: W) -> Self {
-        JsonLines { out, turn: 0, step: 0, attempt: 0 }
+        JsonLines {
+            out,
+            turn: 0,
+            step: 0,
+            attempt: 0,
+        }
     }
 
     pub fn into_inner(self) -> W {
@@ -149,17 +154,28 @@ mod tests {
     fn deltas_carry_the_attempt_they_belong_to() {
         let mut out = JsonLines::new(Vec::new());
         out.start("s1", None);
-        out.event(StreamEvent::Attempt { turn: 1, step: 1, attempt: 1 });
+        out.event(StreamEvent::Attempt {
+            turn: 1,
+            step: 1,
+            attempt: 1,
+        });
         out.event(StreamEvent::ResponseHead { status: 200 });
         out.event(StreamEvent::Text("Hel".into()));
-        out.event(StreamEvent::AttemptFailed(LlmFailure::new("STREAM_TRUNCATED", "cut")));
+        out.event(StreamEvent::AttemptFailed(LlmFailure::new(
+            "STREAM_TRUNCATED",
+            "cut",
+        )));
         out.event(StreamEvent::Retrying {
             code: "STREAM_TRUNCATED".into(),
             retry: 1,
             delay_ms: 250,
             policy_key: "llm-retry".into(),
         });
-        out.event(StreamEvent::Attempt { turn: 1, step: 1, attempt: 2 });
+        out.event(StreamEvent::Attempt {
+            turn: 1,
+            step: 1,
+            attempt: 2,
+        });
         out.event(StreamEvent::Text("Hello".into()));
         out.answer("Hello");
         out.end("s1", Outcome::Completed);
@@ -167,29 +183,61 @@ mod tests {
         let kinds: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
         assert_eq!(
             kinds,
-            ["session", "attempt", "response", "text", "attempt_failed", "retry", "attempt", "text", "answer", "end"]
+            [
+                "session",
+                "attempt",
+                "response",
+                "text",
+                "attempt_failed",
+                "retry",
+                "attempt",
+                "text",
+                "answer",
+                "end"
+            ]
         );
-        assert_eq!(lines[0], json!({"type": "session", "format": 1, "session": "s1", "resuming_turn": null}));
-        assert_eq!(lines[3], json!({"type": "text", "turn": 1, "step": 1, "attempt": 1, "text": "Hel"}));
+        assert_eq!(
+            lines[0],
+            json!({"type": "session", "format": 1, "session": "s1", "resuming_turn": null})
+        );
+        assert_eq!(
+            lines[3],
+            json!({"type": "text", "turn": 1, "step": 1, "attempt": 1, "text": "Hel"})
+        );
         assert_eq!(lines[4]["failure"]["code"], "STREAM_TRUNCATED");
         assert_eq!(lines[5]["delay_ms"], 250);
-        assert_eq!(lines[7], json!({"type": "text", "turn": 1, "step": 1, "attempt": 2, "text": "Hello"}));
-        assert_eq!(lines[9], json!({"type": "end", "session": "s1", "outcome": "completed", "exit_code": 0}));
+        assert_eq!(
+            lines[7],
+            json!({"type": "text", "turn": 1, "step": 1, "attempt": 2, "text": "Hello"})
+        );
+        assert_eq!(
+            lines[9],
+            json!({"type": "end", "session": "s1", "outcome": "completed", "exit_code": 0})
+        );
     }
 
     #[test]
     fn a_failed_turn_says_why_and_exits_1() {
         let mut out = JsonLines::new(Vec::new());
-        out.event(StreamEvent::Attempt { turn: 2, step: 3, attempt: 1 });
+        out.event(StreamEvent::Attempt {
+            turn: 2,
+            step: 3,
+            attempt: 1,
+        });
         out.failed(&TurnError::StepLimit { max_steps: 3 });
-        out.failed(&TurnError::Failed(LlmFailure::new("AUTH", "bad key").with_status(401)));
+        out.failed(&TurnError::Failed(
+            LlmFailure::new("AUTH", "bad key").with_status(401),
+        ));
         out.end("s", Outcome::Failed);
         let lines = lines(out);
         assert_eq!(lines[1]["reason"], "step_limit");
         assert_eq!(lines[1]["max_steps"], 3);
         assert_eq!(lines[1]["turn"], 2);
         assert_eq!(lines[2]["reason"], "failure");
-        assert_eq!(lines[2]["failure"], json!({"code": "AUTH", "message": "bad key", "status": 401}));
+        assert_eq!(
+            lines[2]["failure"],
+            json!({"code": "AUTH", "message": "bad key", "status": 401})
+        );
         assert_eq!(lines[3]["exit_code"], 1);
     }
 }

@@ -19,7 +19,13 @@ pub enum Which {
     Newest,
 }
 
-pub async fn show(config_path: Option<&Path>, sessions_dir: &Path, which: Which, json: bool, follow: bool) -> Result<ExitCode> {
+pub async fn show(
+    config_path: Option<&Path>,
+    sessions_dir: &Path,
+    which: Which,
+    json: bool,
+    follow: bool,
+) -> Result<ExitCode> {
     let store = super::open_sessions(config_path, sessions_dir)?;
     let id = match which {
         Which::Id(id) => id,
@@ -94,10 +100,18 @@ pub fn timeline_line(event: &Event, palette: &Palette) -> String {
         _ => kind,
     };
     if let Some(code) = code.filter(|_| palette.enabled()) {
-        let styled = if matches!(event.kind.as_str(), "llm/retry" | "llm/cooldown") { palette.retry(code) } else { palette.failure(code) };
+        let styled = if matches!(event.kind.as_str(), "llm/retry" | "llm/cooldown") {
+            palette.retry(code)
+        } else {
+            palette.failure(code)
+        };
         detail = detail.replacen(code, &styled, 1);
     }
-    format!("#{:<3} {} {kind} {detail}", event.seq, palette.dim(&event.ts))
+    format!(
+        "#{:<3} {} {kind} {detail}",
+        event.seq,
+        palette.dim(&event.ts)
+    )
 }
 
 #[cfg(test)]
@@ -115,20 +129,36 @@ mod tests {
 
     #[test]
     fn without_colour_a_line_is_the_demo_timeline_line() {
-        let e = event("llm/failure", json!({"failure": {"code": "RATE_LIMITED", "message": "slow down"}}));
-        assert_eq!(timeline_line(&e, &Palette::new(false)), crate::demo::describe_event(&e));
+        let e = event(
+            "llm/failure",
+            json!({"failure": {"code": "RATE_LIMITED", "message": "slow down"}}),
+        );
+        assert_eq!(
+            timeline_line(&e, &Palette::new(false)),
+            crate::demo::describe_event(&e)
+        );
     }
 
     #[test]
     fn with_colour_codes_and_outcomes_stand_out() {
         let on = Palette::new(true);
-        let failure = event("llm/failure", json!({"failure": {"code": "RATE_LIMITED", "message": "slow down"}}));
+        let failure = event(
+            "llm/failure",
+            json!({"failure": {"code": "RATE_LIMITED", "message": "slow down"}}),
+        );
         let line = timeline_line(&failure, &on);
         assert!(line.contains(&on.failure("RATE_LIMITED")), "{line:?}");
         let done = event("turn/end", json!({"turn": 1, "outcome": "completed"}));
         assert!(timeline_line(&done, &on).contains(&on.success(&format!("{:<17}", "turn/end"))));
-        let failed = event("turn/end", json!({"turn": 1, "outcome": "failed", "code": "AUTH"}));
+        let failed = event(
+            "turn/end",
+            json!({"turn": 1, "outcome": "failed", "code": "AUTH"}),
+        );
         let line = timeline_line(&failed, &on);
-        assert!(line.contains(&on.failure("AUTH")) && line.contains(&on.failure(&format!("{:<17}", "turn/end"))), "{line:?}");
+        assert!(
+            line.contains(&on.failure("AUTH"))
+                && line.contains(&on.failure(&format!("{:<17}", "turn/end"))),
+            "{line:?}"
+        );
     }
 }

@@ -51,14 +51,20 @@ pub fn summarize(id: &str, read: &SessionRead, writing: bool) -> Summary {
                 summary.model = d.get("model").and_then(text).or(summary.model.take());
             }
             "turn/start" => {
-                let turn = d.get("turn").and_then(Value::as_u64).unwrap_or(summary.turns + 1);
+                let turn = d
+                    .get("turn")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(summary.turns + 1);
                 summary.turns = summary.turns.max(turn);
                 open_turn = Some(turn);
                 summary.outcome = "unfinished".to_string();
             }
             "turn/end" => {
                 open_turn = None;
-                let outcome = d.get("outcome").and_then(text).unwrap_or_else(|| "ended".into());
+                let outcome = d
+                    .get("outcome")
+                    .and_then(text)
+                    .unwrap_or_else(|| "ended".into());
                 let why = d.get("code").or_else(|| d.get("reason")).and_then(text);
                 summary.outcome = match why {
                     Some(why) if outcome != "completed" => format!("{outcome} ({why})"),
@@ -121,21 +127,35 @@ fn first_sentence(text: &str) -> String {
 
 /// `2026-11-29T21:40:00.123Z` as `2026-11-29 21:40:00`.
 fn short_time(ts: &str) -> String {
-    ts.get(..19).map_or_else(|| ts.to_string(), |t| t.replacen('T', " ", 1))
+    ts.get(..19)
+        .map_or_else(|| ts.to_string(), |t| t.replacen('T', " ", 1))
 }
 
 /// Writes the listing: a table for a person, or (`json`) one summary object per line.
-pub fn print(out: &mut dyn Write, summaries: &[Summary], json: bool, palette: &Palette) -> std::io::Result<()> {
+pub fn print(
+    out: &mut dyn Write,
+    summaries: &[Summary],
+    json: bool,
+    palette: &Palette,
+) -> std::io::Result<()> {
     if json {
         for s in summaries {
-            writeln!(out, "{}", serde_json::to_string(s).expect("a summary serializes"))?;
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string(s).expect("a summary serializes")
+            )?;
         }
         return Ok(());
     }
     let rows: Vec<[String; 6]> = summaries
         .iter()
         .map(|s| {
-            let outcome = if s.torn_tail { format!("{}, torn tail", s.outcome) } else { s.outcome.clone() };
+            let outcome = if s.torn_tail {
+                format!("{}, torn tail", s.outcome)
+            } else {
+                s.outcome.clone()
+            };
             [
                 s.id.clone(),
                 s.started.as_deref().map_or("-".into(), short_time),
@@ -146,20 +166,48 @@ pub fn print(out: &mut dyn Write, summaries: &[Summary], json: bool, palette: &P
             ]
         })
         .collect();
-    let header = ["ID", "STARTED (UTC)", "PROVIDER", "MODEL", "TURNS", "LAST OUTCOME"];
+    let header = [
+        "ID",
+        "STARTED (UTC)",
+        "PROVIDER",
+        "MODEL",
+        "TURNS",
+        "LAST OUTCOME",
+    ];
     let mut width = header.map(str::len);
     for row in &rows {
         for (w, cell) in width.iter_mut().zip(row) {
             *w = (*w).max(cell.chars().count());
         }
     }
-    let pad = |text: &str, w: usize| format!("{text}{}", " ".repeat(w.saturating_sub(text.chars().count())));
-    let head: Vec<String> = header.iter().zip(width).take(5).map(|(h, w)| pad(h, w)).collect();
+    let pad = |text: &str, w: usize| {
+        format!(
+            "{text}{}",
+            " ".repeat(w.saturating_sub(text.chars().count()))
+        )
+    };
+    let head: Vec<String> = header
+        .iter()
+        .zip(width)
+        .take(5)
+        .map(|(h, w)| pad(h, w))
+        .collect();
     writeln!(out, "{}  {}", head.join("  "), header[5])?;
     for row in &rows {
         // Padding first, colour after: escape sequences take no column.
-        let cells: Vec<String> = row.iter().zip(width).take(5).map(|(c, w)| pad(c, w)).collect();
-        writeln!(out, "{}  {}  {}", palette.dim(&cells[0]), cells[1..].join("  "), palette.outcome(&row[5]))?;
+        let cells: Vec<String> = row
+            .iter()
+            .zip(width)
+            .take(5)
+            .map(|(c, w)| pad(c, w))
+            .collect();
+        writeln!(
+            out,
+            "{}  {}  {}",
+            palette.dim(&cells[0]),
+            cells[1..].join("  "),
+            palette.outcome(&row[5])
+        )?;
     }
     Ok(())
 }
@@ -199,7 +247,10 @@ mod tests {
         ]);
         let s = summarize("a", &read, false);
         assert_eq!(s.started.as_deref(), Some("2026-11-30T10:00:00.000Z"));
-        assert_eq!((s.provider.as_deref(), s.model.as_deref()), (Some("local"), Some("llama")));
+        assert_eq!(
+            (s.provider.as_deref(), s.model.as_deref()),
+            (Some("local"), Some("llama"))
+        );
         assert_eq!(s.turns, 2);
         assert_eq!(s.outcome, "failed (RATE_LIMITED)");
     }
@@ -214,7 +265,12 @@ mod tests {
         ]);
         assert_eq!(summarize("a", &read, true).outcome, "running");
         assert_eq!(summarize("a", &read, false).outcome, "unfinished");
-        let read = read_of(&read.events[..3].iter().map(|e| serde_json::to_value(e).unwrap()).collect::<Vec<_>>());
+        let read = read_of(
+            &read.events[..3]
+                .iter()
+                .map(|e| serde_json::to_value(e).unwrap())
+                .collect::<Vec<_>>(),
+        );
         assert_eq!(summarize("a", &read, false).outcome, "failed (step_limit)");
         assert_eq!(summarize("a", &read_of(&[]), false).outcome, "no turns");
     }
@@ -231,7 +287,13 @@ mod tests {
             torn_tail: id == "b",
         };
         let mut out = Vec::new();
-        print(&mut out, &[s("a-long-id", "completed"), s("b", "unfinished")], false, &Palette::new(false)).unwrap();
+        print(
+            &mut out,
+            &[s("a-long-id", "completed"), s("b", "unfinished")],
+            false,
+            &Palette::new(false),
+        )
+        .unwrap();
         let text = String::from_utf8(out).unwrap();
         assert_eq!(
             text,
@@ -241,7 +303,11 @@ mod tests {
         );
         let mut out = Vec::new();
         print(&mut out, &[s("a", "completed")], false, &Palette::new(true)).unwrap();
-        assert!(String::from_utf8(out).unwrap().contains("\u{1b}[32mcompleted"));
+        assert!(
+            String::from_utf8(out)
+                .unwrap()
+                .contains("\u{1b}[32mcompleted")
+        );
     }
 
     #[test]
@@ -249,7 +315,9 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path();
         let start = |ts: &str, model: &str| {
-            format!(r#"{{"seq":1,"ts":"{ts}","type":"session/start","provider":"openai","model":"{model}"}}"#)
+            format!(
+                r#"{{"seq":1,"ts":"{ts}","type":"session/start","provider":"openai","model":"{model}"}}"#
+            )
         };
         let turn = r#"{"seq":2,"ts":"t","type":"turn/start","turn":1}"#;
         let end = r#"{"seq":3,"ts":"t","type":"turn/end","turn":1,"outcome":"completed"}"#;
@@ -259,7 +327,11 @@ mod tests {
         std::fs::write(dir.join("old.jsonl"), format!("{old}\n{turn}\n{end}\n")).unwrap();
         std::fs::write(dir.join("new.jsonl"), format!("{new}\n{turn}\n{end}\n")).unwrap();
         // A crash mid-write: the torn line is skipped, the session listed.
-        std::fs::write(dir.join("mid.jsonl"), format!("{mid}\n{turn}\n{{\"seq\":3,\"ts\":\"20")).unwrap();
+        std::fs::write(
+            dir.join("mid.jsonl"),
+            format!("{mid}\n{turn}\n{{\"seq\":3,\"ts\":\"20"),
+        )
+        .unwrap();
         std::fs::write(dir.join("mid.jsonl.torn"), "an older tail\n").unwrap();
         // Damage in the middle: listed as unreadable, the rest still listed.
         std::fs::write(dir.join("bad.jsonl"), format!("garbage\n{old}\n")).unwrap();
@@ -270,11 +342,24 @@ mod tests {
         let ids: Vec<&str> = all.iter().map(|s| s.id.as_str()).collect();
         assert_eq!(ids, ["new", "mid", "old", "bad"]);
         assert_eq!(all[0].outcome, "completed");
-        assert_eq!((all[1].outcome.as_str(), all[1].torn_tail), ("unfinished", true));
-        assert!(all[3].outcome.starts_with("unreadable: session 'bad' line 1"), "{}", all[3].outcome);
+        assert_eq!(
+            (all[1].outcome.as_str(), all[1].torn_tail),
+            ("unfinished", true)
+        );
+        assert!(
+            all[3]
+                .outcome
+                .starts_with("unreadable: session 'bad' line 1"),
+            "{}",
+            all[3].outcome
+        );
         assert_eq!(newest(&store).unwrap(), "new");
         // Listing modifies nothing.
-        assert!(std::fs::read_to_string(dir.join("mid.jsonl")).unwrap().ends_with("\"20"));
+        assert!(
+            std::fs::read_to_string(dir.join("mid.jsonl"))
+                .unwrap()
+                .ends_with("\"20")
+        );
     }
 
     #[test]
@@ -283,6 +368,9 @@ mod tests {
         let store = SessionStore::open(tmp.path()).unwrap();
         assert!(list(&store).unwrap().is_empty());
         let err = newest(&store).unwrap_err().to_string();
-        assert!(err.contains("no session in") && err.contains("dsh-host run"), "{err}");
+        assert!(
+            err.contains("no session in") && err.contains("dsh-host run"),
+            "{err}"
+        );
     }
 }

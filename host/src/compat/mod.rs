@@ -37,7 +37,9 @@ impl ContractVersion {
 
     /// The version of an export such as `dsh:llm/adapter@0.1.0`, if this host supports it.
     pub fn parse(version: &str) -> Option<ContractVersion> {
-        ContractVersion::SUPPORTED.into_iter().find(|v| v.as_str() == version)
+        ContractVersion::SUPPORTED
+            .into_iter()
+            .find(|v| v.as_str() == version)
     }
 
     /// `dsh:llm@0.2.0 and dsh:llm@0.1.0`, for messages.

@@ -22,9 +22,9 @@
 //! conversation from a listener comes back as text messages.
 
 use crate::adapter::{
-    Chunk, CompletionRequest, Endpoint, FailureCode, Finish, FinishKind,
-    GenerationOptions, HttpPlan, Message, ResponseFormat, ResponseHead, Role, ToolCall,
-    ToolCallDelta, Usage, WitFailure,
+    Chunk, CompletionRequest, Endpoint, FailureCode, Finish, FinishKind, GenerationOptions,
+    HttpPlan, Message, ResponseFormat, ResponseHead, Role, ToolCall, ToolCallDelta, Usage,
+    WitFailure,
 };
 use crate::failure::LlmFailure;
 use crate::listener::{Decision, FailureContext, RetryDecision};
@@ -72,8 +72,14 @@ fn cannot_carry(adapter: &str, what: &str) -> LlmFailure {
 
 /// The request as a 0.1.0 adapter takes it (see the module documentation for what is refused).
 pub fn request(adapter: &str, r: &CompletionRequest) -> Result<old::CompletionRequest, LlmFailure> {
-    let GenerationOptions { max_output_tokens, temperature, top_p, stop, reasoning_effort, response_format } =
-        &r.options;
+    let GenerationOptions {
+        max_output_tokens,
+        temperature,
+        top_p,
+        stop,
+        reasoning_effort,
+        response_format,
+    } = &r.options;
     if !stop.is_empty() {
         return Err(cannot_carry(adapter, "stop sequences (`stop`)"));
     }
@@ -83,11 +89,17 @@ pub fn request(adapter: &str, r: &CompletionRequest) -> Result<old::CompletionRe
     if reasoning_effort.is_some() {
         return Err(cannot_carry(adapter, "a reasoning effort"));
     }
-    if matches!(response_format, Some(ResponseFormat::JsonObject | ResponseFormat::JsonSchema(_))) {
+    if matches!(
+        response_format,
+        Some(ResponseFormat::JsonObject | ResponseFormat::JsonSchema(_))
+    ) {
         return Err(cannot_carry(adapter, "a JSON response format"));
     }
     if let Some(i) = r.messages.iter().position(Message::has_images) {
-        return Err(cannot_carry(adapter, &format!("images (message {i} has an image part)")));
+        return Err(cannot_carry(
+            adapter,
+            &format!("images (message {i} has an image part)"),
+        ));
     }
     Ok(old::CompletionRequest {
         model: r.model.clone(),
@@ -119,7 +131,11 @@ fn message(m: &Message) -> old::Message {
         tool_calls: m
             .tool_calls
             .iter()
-            .map(|c| old::ToolCall { id: c.id.clone(), name: c.name.clone(), arguments: c.arguments.clone() })
+            .map(|c| old::ToolCall {
+                id: c.id.clone(),
+                name: c.name.clone(),
+                arguments: c.arguments.clone(),
+            })
             .collect(),
         tool_call_id: m.tool_call_id.clone(),
     }
@@ -144,15 +160,26 @@ fn message_up(m: old::Message) -> Message {
 }
 
 pub fn endpoint(e: &Endpoint) -> old::Endpoint {
-    old::Endpoint { base_url: e.base_url.clone() }
+    old::Endpoint {
+        base_url: e.base_url.clone(),
+    }
 }
 
 pub fn response_head(h: &ResponseHead) -> old::ResponseHead {
-    old::ResponseHead { status: h.status, headers: h.headers.clone(), received_at_ms: h.received_at_ms }
+    old::ResponseHead {
+        status: h.status,
+        headers: h.headers.clone(),
+        received_at_ms: h.received_at_ms,
+    }
 }
 
 pub fn http_plan(p: old::HttpPlan) -> HttpPlan {
-    HttpPlan { method: p.method, url: p.url, headers: p.headers, body: p.body }
+    HttpPlan {
+        method: p.method,
+        url: p.url,
+        headers: p.headers,
+        body: p.body,
+    }
 }
 
 /// A failure as the host keeps it; its string code is checked by `LlmFailure::from_guest`.
@@ -264,7 +291,9 @@ pub fn decision(d: old_listener::Decision) -> Decision {
         old_listener::Decision::Retry(r) => Decision::Retry(RetryDecision {
             delay_ms: r.delay_ms,
             policy_key: r.policy_key,
-            replace_messages: r.replace_messages.map(|ms| ms.into_iter().map(message_up).collect()),
+            replace_messages: r
+                .replace_messages
+                .map(|ms| ms.into_iter().map(message_up).collect()),
         }),
         old_listener::Decision::GiveUp(reason) => Decision::GiveUp(reason),
     }
@@ -278,7 +307,10 @@ mod tests {
 
     fn conversation() -> CompletionRequest {
         let mut user = Message::new(Role::User, "");
-        user.content = vec![ContentPart::Text("what ".into()), ContentPart::Text("now?".into())];
+        user.content = vec![
+            ContentPart::Text("what ".into()),
+            ContentPart::Text("now?".into()),
+        ];
         let mut call = ToolCall::new("c1", "clock", "{}");
         call.provider_data = Some("sig".into());
         let assistant = Message {
@@ -286,7 +318,10 @@ mod tests {
             provider_data: Some("thinking".into()),
             ..Message::new(Role::Assistant, "")
         };
-        let mut request = CompletionRequest::new("m", vec![Message::new(Role::System, "be brief"), user, assistant]);
+        let mut request = CompletionRequest::new(
+            "m",
+            vec![Message::new(Role::System, "be brief"), user, assistant],
+        );
         request.options.max_output_tokens = Some(100);
         request.options.temperature = Some(0.5);
         request
@@ -313,15 +348,23 @@ mod tests {
             let f = request("gemini", &r).unwrap_err();
             assert_eq!(f.code, "INVALID_REQUEST");
             assert!(
-                f.message.contains("'gemini'") && f.message.contains("dsh:llm@0.1.0") && f.message.contains(what),
+                f.message.contains("'gemini'")
+                    && f.message.contains("dsh:llm@0.1.0")
+                    && f.message.contains(what),
                 "{what}: {}",
                 f.message
             );
         };
         refused(&|r| r.options.stop = vec!["END".into()], "stop");
         refused(&|r| r.options.top_p = Some(0.9), "top-p");
-        refused(&|r| r.options.reasoning_effort = Some(ReasoningEffort::High), "reasoning effort");
-        refused(&|r| r.options.response_format = Some(ResponseFormat::JsonObject), "JSON response format");
+        refused(
+            &|r| r.options.reasoning_effort = Some(ReasoningEffort::High),
+            "reasoning effort",
+        );
+        refused(
+            &|r| r.options.response_format = Some(ResponseFormat::JsonObject),
+            "JSON response format",
+        );
         refused(
             &|r| {
                 r.options.response_format = Some(ResponseFormat::JsonSchema(JsonSchemaFormat {
@@ -332,7 +375,14 @@ mod tests {
             },
             "JSON response format",
         );
-        refused(&|r| r.messages[1].content.push(ContentPart::ImageUrl("https://x/y.png".into())), "message 1");
+        refused(
+            &|r| {
+                r.messages[1]
+                    .content
+                    .push(ContentPart::ImageUrl("https://x/y.png".into()))
+            },
+            "message 1",
+        );
     }
 
     #[test]
@@ -358,8 +408,15 @@ mod tests {
         .unwrap();
         assert_eq!(up[0], Chunk::Progress(String::new()));
         assert_eq!(up[1], Chunk::Reasoning("hm".into()));
-        let Chunk::Finish(f) = &up[2] else { panic!("{up:?}") };
-        assert_eq!(f.failure.as_ref().map(|x| (x.code, x.provider_retry_after_ms)), Some((FailureCode::RateLimited, Some(5))));
+        let Chunk::Finish(f) = &up[2] else {
+            panic!("{up:?}")
+        };
+        assert_eq!(
+            f.failure
+                .as_ref()
+                .map(|x| (x.code, x.provider_retry_after_ms)),
+            Some((FailureCode::RateLimited, Some(5)))
+        );
 
         let bad = old::Chunk::Finish(old::Finish {
             kind: old::FinishKind::Error,
@@ -374,7 +431,11 @@ mod tests {
         });
         let f = chunks("g", vec![bad]).unwrap_err();
         assert_eq!(f.code, "ADAPTER_FAULT");
-        assert!(f.message.contains("guest 'g'") && f.message.contains("rate_limit_exceeded"), "{}", f.message);
+        assert!(
+            f.message.contains("guest 'g'") && f.message.contains("rate_limit_exceeded"),
+            "{}",
+            f.message
+        );
     }
 
     #[test]
@@ -411,11 +472,16 @@ mod tests {
             policy_key: "compaction".into(),
             replace_messages: Some(old_ctx.messages),
         }));
-        let Decision::Retry(retry) = back else { panic!() };
+        let Decision::Retry(retry) = back else {
+            panic!()
+        };
         let messages = retry.replace_messages.unwrap();
         assert_eq!(messages[1].text(), "what now?");
         assert_eq!(messages[1].role, Role::User);
-        assert_eq!(messages[2].tool_calls, vec![ToolCall::new("c1", "clock", "{}")]);
+        assert_eq!(
+            messages[2].tool_calls,
+            vec![ToolCall::new("c1", "clock", "{}")]
+        );
         assert_eq!(messages[0], Message::new(Role::System, "be brief"));
     }
 }

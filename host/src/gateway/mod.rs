@@ -31,10 +31,10 @@ pub mod wire;
 use crate::attempt::{Completion, Provider, StreamEvent};
 use crate::config::{Config, GatewayConfig, GuestRef};
 use crate::failure::LlmFailure;
-use crate::store::{Event, SessionStore};
 use crate::recovery::AbortSignal;
 use crate::runtime::Runtime;
 use crate::session::{Exchange, Session, TurnError};
+use crate::store::{Event, SessionStore};
 use anyhow::{Context, Result, bail};
 use auth::{Client, GatewayKeys};
 use axum::body::{Body, Bytes};
@@ -80,14 +80,23 @@ pub struct Gateway {
 
 impl Gateway {
     /// Checks the security defaults and loads the key sources; nothing listens yet.
-    pub fn new(runtime: Runtime, store: SessionStore, options: &ServeOptions) -> Result<Arc<Gateway>> {
+    pub fn new(
+        runtime: Runtime,
+        store: SessionStore,
+        options: &ServeOptions,
+    ) -> Result<Arc<Gateway>> {
         let config = runtime.config.gateway.clone();
         let mut keys = GatewayKeys::default();
         if let Some(var) = &config.keys_env {
             let list = std::env::var(var).with_context(|| {
-                format!("[gateway] keys_env = {var:?}, but the environment variable {var} is not set")
+                format!(
+                    "[gateway] keys_env = {var:?}, but the environment variable {var} is not set"
+                )
             })?;
-            keys = keys.merge(GatewayKeys::from_list(&list, &format!("the environment variable {var}"))?);
+            keys = keys.merge(GatewayKeys::from_list(
+                &list,
+                &format!("the environment variable {var}"),
+            )?);
         }
         if let Some(file) = &config.keys_file {
             keys = keys.merge(GatewayKeys::from_file(file)?);
@@ -147,17 +156,23 @@ impl Gateway {
         if let Some(p) = cache.get(name) {
             return Ok(p.clone());
         }
-        let config = self.runtime.config.provider(name).map_err(|e| LlmFailure::new("INVALID_REQUEST", format!("{e:#}")))?.clone();
+        let config = self
+            .runtime
+            .config
+            .provider(name)
+            .map_err(|e| LlmFailure::new("INVALID_REQUEST", format!("{e:#}")))?
+            .clone();
         let config = crate::config::ProviderConfig {
             base_url: crate::config::normalize_base_url(&config.name, &config.base_url)
                 .map_err(|e| LlmFailure::new("INVALID_REQUEST", format!("{e:#}")))?,
             ..config
         };
-        let provider = self
-            .runtime
-            .provider(config)
-            .await
-            .map_err(|e| LlmFailure::new("ADAPTER_FAULT", format!("provider '{name}' cannot be loaded: {e:#}")))?;
+        let provider = self.runtime.provider(config).await.map_err(|e| {
+            LlmFailure::new(
+                "ADAPTER_FAULT",
+                format!("provider '{name}' cannot be loaded: {e:#}"),
+            )
+        })?;
         cache.insert(name.to_string(), provider.clone());
         Ok(provider)
     }
@@ -165,8 +180,17 @@ impl Gateway {
     /// Authentication and the DNS-rebinding checks; the client on success.
     fn admit(&self, headers: &HeaderMap) -> Result<Client, Response> {
         let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
-        if !auth::origin_allowed(header("origin"), &self.config.allowed_origins, self.unauthenticated) {
-            return Err(plain_error(403, "forbidden", "origin_not_allowed", "this Origin may not call the gateway; add it to [gateway] allowed_origins"));
+        if !auth::origin_allowed(
+            header("origin"),
+            &self.config.allowed_origins,
+            self.unauthenticated,
+        ) {
+            return Err(plain_error(
+                403,
+                "forbidden",
+                "origin_not_allowed",
+                "this Origin may not call the gateway; add it to [gateway] allowed_origins",
+            ));
         }
         if self.unauthenticated {
             if !auth::host_is_loopback(header("host")) {
@@ -180,15 +204,31 @@ impl Gateway {
             return Ok(Client::anonymous());
         }
         let Some(key) = auth::presented_key(header("authorization"), header("api-key")) else {
-            return Err(plain_error(401, "invalid_request_error", "missing_api_key", "a gateway key is required: send Authorization: Bearer KEY"));
+            return Err(plain_error(
+                401,
+                "invalid_request_error",
+                "missing_api_key",
+                "a gateway key is required: send Authorization: Bearer KEY",
+            ));
         };
-        self.keys
-            .authenticate(key)
-            .ok_or_else(|| plain_error(401, "invalid_request_error", "invalid_api_key", "the gateway key is not valid"))
+        self.keys.authenticate(key).ok_or_else(|| {
+            plain_error(
+                401,
+                "invalid_request_error",
+                "invalid_api_key",
+                "the gateway key is not valid",
+            )
+        })
     }
 
     /// The request's slots in the concurrency limits, or `None`: the gateway sheds the request.
-    fn admit_load(&self, client: &Client) -> Option<(tokio::sync::OwnedSemaphorePermit, tokio::sync::OwnedSemaphorePermit)> {
+    fn admit_load(
+        &self,
+        client: &Client,
+    ) -> Option<(
+        tokio::sync::OwnedSemaphorePermit,
+        tokio::sync::OwnedSemaphorePermit,
+    )> {
         let per = self
             .per_client
             .lock()
@@ -228,12 +268,20 @@ impl Gateway {
 
 /// Serves until SIGTERM or Ctrl-C, then drains: no new connections, in-flight requests finish
 /// within `drain_timeout_ms`, the rest are cut (ABORTED in their logs).
-pub async fn serve(config: Config, sessions_dir: &std::path::Path, options: ServeOptions, ready: impl FnOnce(SocketAddr)) -> Result<()> {
+pub async fn serve(
+    config: Config,
+    sessions_dir: &std::path::Path,
+    options: ServeOptions,
+    ready: impl FnOnce(SocketAddr),
+) -> Result<()> {
     // Group commit: a request's end is synced in a batch just after its answer; a retry count is
     // still synced before its wait (see crate::group_commit). Opened first: an unreachable sessions
     // database is reported before the guests are compiled.
-    let store = SessionStore::open_configured(sessions_dir, &config.sessions)?.with_group_commit()?;
-    let runtime = Runtime::new(config, crate::session::default_engine()?, None).await?.with_cooldowns(store.cooldowns());
+    let store =
+        SessionStore::open_configured(sessions_dir, &config.sessions)?.with_group_commit()?;
+    let runtime = Runtime::new(config, crate::session::default_engine()?, None)
+        .await?
+        .with_cooldowns(store.cooldowns());
     let gateway = Gateway::new(runtime, store, &options)?;
     let listener = tokio::net::TcpListener::bind(options.listen)
         .await
@@ -267,7 +315,11 @@ pub async fn serve(config: Config, sessions_dir: &std::path::Path, options: Serv
     trimming.abort();
     gateway.start_drain();
     let drain = Duration::from_millis(gateway.config.drain_timeout_ms);
-    eprintln!("draining: {} request(s) in flight, up to {} ms", gateway.in_flight.lock().expect("lock").len(), drain.as_millis());
+    eprintln!(
+        "draining: {} request(s) in flight, up to {} ms",
+        gateway.in_flight.lock().expect("lock").len(),
+        drain.as_millis()
+    );
     tokio::select! {
         _ = graceful.shutdown() => {}
         _ = tokio::time::sleep(drain) => {
@@ -278,14 +330,17 @@ pub async fn serve(config: Config, sessions_dir: &std::path::Path, options: Serv
     }
     // Everything answered is durable before the process exits.
     let flushing = gateway.clone();
-    tokio::task::spawn_blocking(move || flushing.store.flush()).await.context("flushing the session logs")?;
+    tokio::task::spawn_blocking(move || flushing.store.flush())
+        .await
+        .context("flushing the session logs")?;
     Ok(())
 }
 
 async fn shutdown_signal() {
     #[cfg(unix)]
     {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("SIGTERM handler");
         tokio::select! {
             _ = term.recv() => {}
             _ = tokio::signal::ctrl_c() => {}
@@ -309,9 +364,14 @@ async fn metrics_text(State(gw): State<Arc<Gateway>>, headers: HeaderMap) -> Res
         return r;
     }
     if let Some(commit) = gw.store.group_commit() {
-        gw.metrics.observe_log_commit(commit.batches(), commit.failures());
+        gw.metrics
+            .observe_log_commit(commit.batches(), commit.failures());
     }
-    ([("content-type", "text/plain; version=0.0.4; charset=utf-8")], gw.metrics.render()).into_response()
+    (
+        [("content-type", "text/plain; version=0.0.4; charset=utf-8")],
+        gw.metrics.render(),
+    )
+        .into_response()
 }
 
 /// The configured routes, and each provider's default model as `provider/model`.
@@ -319,18 +379,36 @@ async fn models(State(gw): State<Arc<Gateway>>, headers: HeaderMap) -> Response 
     if let Err(r) = gw.admit(&headers) {
         return r;
     }
-    let mut ids: Vec<(String, String)> = gw.config.routes.iter().map(|r| (r.model.clone(), r.provider.clone())).collect();
+    let mut ids: Vec<(String, String)> = gw
+        .config
+        .routes
+        .iter()
+        .map(|r| (r.model.clone(), r.provider.clone()))
+        .collect();
     for (name, p) in &gw.runtime.config.providers {
-        if !p.model.is_empty() && (!p.base_url.is_empty() || matches!(p.adapter, GuestRef::File(_))) {
+        if !p.model.is_empty() && (!p.base_url.is_empty() || matches!(p.adapter, GuestRef::File(_)))
+        {
             ids.push((format!("{name}/{}", p.model), name.clone()));
         }
     }
-    let data: Vec<Value> = ids.into_iter().map(|(id, owner)| json!({"id": id, "object": "model", "created": 0, "owned_by": owner})).collect();
-    json_response(200, &json!({"object": "list", "data": data}), HeaderMap::new())
+    let data: Vec<Value> = ids
+        .into_iter()
+        .map(|(id, owner)| json!({"id": id, "object": "model", "created": 0, "owned_by": owner}))
+        .collect();
+    json_response(
+        200,
+        &json!({"object": "list", "data": data}),
+        HeaderMap::new(),
+    )
 }
 
 async fn not_found() -> Response {
-    plain_error(404, "invalid_request_error", "not_found", "no such endpoint: the gateway serves POST /v1/chat/completions, GET /v1/models, /healthz and /metrics")
+    plain_error(
+        404,
+        "invalid_request_error",
+        "not_found",
+        "no such endpoint: the gateway serves POST /v1/chat/completions, GET /v1/models, /healthz and /metrics",
+    )
 }
 
 // ---- chat completions -----------------------------------------------------------------------
@@ -345,7 +423,11 @@ enum Prior {
     Open(String),
 }
 
-async fn chat_completions(State(gw): State<Arc<Gateway>>, headers: HeaderMap, body: Body) -> Response {
+async fn chat_completions(
+    State(gw): State<Arc<Gateway>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
     let started = Instant::now();
     if gw.draining.load(Ordering::SeqCst) {
         return shed_response("the gateway is shutting down");
@@ -364,9 +446,19 @@ async fn chat_completions(State(gw): State<Arc<Gateway>>, headers: HeaderMap, bo
     )
     .await;
     let bytes = match read {
-        Err(_) => return plain_error(408, "invalid_request_error", "request_timeout", "the request body did not arrive in time"),
+        Err(_) => {
+            return plain_error(
+                408,
+                "invalid_request_error",
+                "request_timeout",
+                "the request body did not arrive in time",
+            );
+        }
         Ok(Err(_)) => {
-            let msg = format!("the request body is larger than {} bytes ([gateway] max_body_bytes), or was cut", gw.config.max_body_bytes);
+            let msg = format!(
+                "the request body is larger than {} bytes ([gateway] max_body_bytes), or was cut",
+                gw.config.max_body_bytes
+            );
             return plain_error(413, "invalid_request_error", "request_too_large", &msg);
         }
         Ok(Ok(b)) => b,
@@ -374,7 +466,8 @@ async fn chat_completions(State(gw): State<Arc<Gateway>>, headers: HeaderMap, bo
     let mut parsed = match wire::parse(&bytes) {
         Ok(p) => p,
         Err(bad) => {
-            let mut body = status::error_body(&bad.message, "invalid_request_error", "invalid_request");
+            let mut body =
+                status::error_body(&bad.message, "invalid_request_error", "invalid_request");
             body["error"]["param"] = json!(bad.param);
             return json_response(400, &body, final_headers());
         }
@@ -418,12 +511,30 @@ async fn chat_completions(State(gw): State<Arc<Gateway>>, headers: HeaderMap, bo
         Prior::Fresh(id) | Prior::Open(id) => id.clone(),
         Prior::Done(id, events) => return replay(&parsed, id, events),
     };
-    if !gw.running.lock().expect("running lock").insert(session_id.clone()) {
+    if !gw
+        .running
+        .lock()
+        .expect("running lock")
+        .insert(session_id.clone())
+    {
         return conflict(&session_id);
     }
     gw.metrics.in_flight.inc();
-    let running = Running { gw: gw.clone(), id: session_id.clone() };
-    let request = RequestRun { gw: gw.clone(), client, plan, parsed, session_id, prior, deadline, started, running };
+    let running = Running {
+        gw: gw.clone(),
+        id: session_id.clone(),
+    };
+    let request = RequestRun {
+        gw: gw.clone(),
+        client,
+        plan,
+        parsed,
+        session_id,
+        prior,
+        deadline,
+        started,
+        running,
+    };
     request.answer().await
 }
 
@@ -437,8 +548,16 @@ struct Running {
 
 impl Drop for Running {
     fn drop(&mut self) {
-        self.gw.running.lock().expect("running lock").remove(&self.id);
-        self.gw.in_flight.lock().expect("in-flight lock").remove(&self.id);
+        self.gw
+            .running
+            .lock()
+            .expect("running lock")
+            .remove(&self.id);
+        self.gw
+            .in_flight
+            .lock()
+            .expect("in-flight lock")
+            .remove(&self.id);
         self.gw.metrics.in_flight.dec();
         self.gw.answered.fetch_add(1, Ordering::Relaxed);
     }
@@ -456,12 +575,24 @@ impl Drop for AbortOnDrop {
 }
 
 /// `x-dsh-timeout-ms` may lower the gateway's deadline, never raise it.
-fn request_deadline(headers: &HeaderMap, default_ms: u64) -> Result<tokio::time::Instant, Response> {
+fn request_deadline(
+    headers: &HeaderMap,
+    default_ms: u64,
+) -> Result<tokio::time::Instant, Response> {
     let mut ms = default_ms;
     if let Some(v) = headers.get("x-dsh-timeout-ms") {
-        let asked = v.to_str().ok().and_then(|s| s.trim().parse::<u64>().ok()).filter(|n| *n > 0);
+        let asked = v
+            .to_str()
+            .ok()
+            .and_then(|s| s.trim().parse::<u64>().ok())
+            .filter(|n| *n > 0);
         let Some(asked) = asked else {
-            return Err(plain_error(400, "invalid_request_error", "invalid_timeout", "x-dsh-timeout-ms must be a positive whole number of milliseconds"));
+            return Err(plain_error(
+                400,
+                "invalid_request_error",
+                "invalid_timeout",
+                "x-dsh-timeout-ms must be a positive whole number of milliseconds",
+            ));
         };
         ms = ms.min(asked);
     }
@@ -470,23 +601,40 @@ fn request_deadline(headers: &HeaderMap, default_ms: u64) -> Result<tokio::time:
 
 /// The session an idempotency key names: scoped to the client, so that two clients' keys never meet.
 /// `conversation`: the request's digest ([`Exchange::digest`]), which must be the one the key began.
-fn find_prior(gw: &Gateway, client: &Client, key: Option<&str>, conversation: &str) -> Result<Prior, Response> {
+fn find_prior(
+    gw: &Gateway,
+    client: &Client,
+    key: Option<&str>,
+    conversation: &str,
+) -> Result<Prior, Response> {
     let Some(key) = key else {
         return Ok(Prior::Fresh(fresh_id()));
     };
     if key.is_empty() || key.len() > 256 {
-        return Err(plain_error(400, "invalid_request_error", "invalid_idempotency_key", "Idempotency-Key must be 1 to 256 characters"));
+        return Err(plain_error(
+            400,
+            "invalid_request_error",
+            "invalid_idempotency_key",
+            "Idempotency-Key must be 1 to 256 characters",
+        ));
     }
     use sha2::{Digest, Sha256};
     let digest = hex::encode(Sha256::digest(format!("{}\n{key}", client.id)));
     let id = format!("gw-{}", &digest[..32]);
-    if !gw.store.exists(&id).map_err(|e| internal(&format!("{e:#}")))? {
+    if !gw
+        .store
+        .exists(&id)
+        .map_err(|e| internal(&format!("{e:#}")))?
+    {
         return Ok(Prior::Fresh(id));
     }
     if gw.running.lock().expect("running lock").contains(&id) {
         return Err(conflict(&id));
     }
-    let read = gw.store.read(&id).map_err(|e| internal(&format!("{e:#}")))?;
+    let read = gw
+        .store
+        .read(&id)
+        .map_err(|e| internal(&format!("{e:#}")))?;
     // A key names one request. Replaying its answer to another conversation would hand a client
     // the answer to a question it did not ask: refused, as the IETF Idempotency-Key draft says (422).
     let recorded = read
@@ -497,11 +645,17 @@ fn find_prior(gw: &Gateway, client: &Client, key: Option<&str>, conversation: &s
     if recorded.is_some_and(|r| r != conversation) {
         return Err(key_reused(&id));
     }
-    let open = read.events.iter().filter(|e| e.kind == "turn/start").count() > read.events.iter().filter(|e| e.kind == "turn/end").count();
+    let open = read
+        .events
+        .iter()
+        .filter(|e| e.kind == "turn/start")
+        .count()
+        > read.events.iter().filter(|e| e.kind == "turn/end").count();
     let last_end = read.events.iter().rev().find(|e| e.kind == "turn/end");
     // An exchange that ended ABORTED has no result to replay: its client left, its deadline passed, or
     // a drain cut it. The client's retry under the same key runs it again (a new turn of the session).
-    let aborted = last_end.is_some_and(|e| e.data.get("code").and_then(Value::as_str) == Some("ABORTED"));
+    let aborted =
+        last_end.is_some_and(|e| e.data.get("code").and_then(Value::as_str) == Some("ABORTED"));
     if open || aborted || last_end.is_none() {
         Ok(Prior::Open(id))
     } else {
@@ -518,7 +672,11 @@ const LEASE_MARGIN: Duration = Duration::from_millis(100);
 /// within `[sessions] lease`: the retry waits for that, when the request's deadline allows, and then
 /// continues the session with its retry count (`Ok(true)`). A holder that renewed meanwhile is alive,
 /// still answering this key: 409, saying when to come back. `Ok(false)`: nothing held it.
-async fn wait_for_dead_holder(gw: &Gateway, id: &str, deadline: tokio::time::Instant) -> Result<bool, Response> {
+async fn wait_for_dead_holder(
+    gw: &Gateway,
+    id: &str,
+    deadline: tokio::time::Instant,
+) -> Result<bool, Response> {
     let lapses_in = match gw.store.lease_lapses_in(id) {
         Ok(None) => return Ok(false),
         Ok(Some(d)) => d,
@@ -529,7 +687,10 @@ async fn wait_for_dead_holder(gw: &Gateway, id: &str, deadline: tokio::time::Ins
         return Err(held_elsewhere(id, lapses_in));
     }
     gw.metrics.lease_waits.inc();
-    tracing::info!("session {id}: held by another process; waiting {} ms for its lease to lapse", lapses_in.as_millis());
+    tracing::info!(
+        "session {id}: held by another process; waiting {} ms for its lease to lapse",
+        lapses_in.as_millis()
+    );
     tokio::time::sleep_until(wake).await;
     match gw.store.lease_lapses_in(id) {
         Ok(None) => Ok(true),
@@ -539,10 +700,18 @@ async fn wait_for_dead_holder(gw: &Gateway, id: &str, deadline: tokio::time::Ins
 }
 
 fn fresh_id() -> String {
-    let stamp = humantime::format_rfc3339_seconds(SystemTime::now()).to_string().replace([':', '-'], "");
-    let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default().as_nanos();
+    let stamp = humantime::format_rfc3339_seconds(SystemTime::now())
+        .to_string()
+        .replace([':', '-'], "");
+    let nanos = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap_or_default()
+        .as_nanos();
     use sha2::{Digest, Sha256};
-    let noise = hex::encode(Sha256::digest(format!("{nanos}{:?}", std::thread::current().id())));
+    let noise = hex::encode(Sha256::digest(format!(
+        "{nanos}{:?}",
+        std::thread::current().id()
+    )));
     format!("gw-{}-{}", stamp.trim_end_matches('Z'), &noise[..10])
 }
 
@@ -561,14 +730,30 @@ struct RequestRun {
 
 /// What the session task sends the response side.
 enum Outcome {
-    Done { completion: Completion, provider: String },
-    Failed { failure: LlmFailure, provider: String },
+    Done {
+        completion: Completion,
+        provider: String,
+    },
+    Failed {
+        failure: LlmFailure,
+        provider: String,
+    },
     Host(String),
 }
 
 impl RequestRun {
     async fn answer(self) -> Response {
-        let RequestRun { gw, client, plan, parsed, session_id, prior, deadline, started, running } = self;
+        let RequestRun {
+            gw,
+            client,
+            plan,
+            parsed,
+            session_id,
+            prior,
+            deadline,
+            started,
+            running,
+        } = self;
         let first = &plan.targets[0];
         let provider = match gw.provider(&first.provider).await {
             Ok(p) => p,
@@ -581,7 +766,10 @@ impl RequestRun {
                 .store
                 .reopen(id)
                 .and_then(|(log, read)| Session::resume(deps, log, &read)),
-            _ => gw.store.create_named(&session_id).and_then(|log| Session::start(deps, log, None).map(|s| (s, None))),
+            _ => gw
+                .store
+                .create_named(&session_id)
+                .and_then(|log| Session::start(deps, log, None).map(|s| (s, None))),
         };
         let (session, unfinished) = match opened {
             Ok(s) => s,
@@ -598,7 +786,10 @@ impl RequestRun {
         };
         let mut session = session.with_commit_flag(committed.clone());
         let abort = session.abort_signal();
-        gw.in_flight.lock().expect("in-flight lock").insert(session_id.clone(), abort.clone());
+        gw.in_flight
+            .lock()
+            .expect("in-flight lock")
+            .insert(session_id.clone(), abort.clone());
         let guard = AbortOnDrop(Some(abort.clone()));
         let (events_tx, events_rx) = mpsc::unbounded_channel::<StreamEvent>();
         let stream = parsed.stream;
@@ -614,13 +805,25 @@ impl RequestRun {
             let _running = running;
             let sink_committed = task_committed.clone();
             let mut sink = move |event: StreamEvent| {
-                if matches!(&event, StreamEvent::Text(t) | StreamEvent::Reasoning(t) if !t.is_empty()) {
+                if matches!(&event, StreamEvent::Text(t) | StreamEvent::Reasoning(t) if !t.is_empty())
+                {
                     // Before the event leaves: the session must see the commit if this attempt fails.
                     sink_committed.store(true, Ordering::SeqCst);
                 }
                 let _ = events_tx.send(event);
             };
-            run_targets(&task_gw, &mut session, &client_id, plan, exchange, unfinished, &task_committed, &task_answering, &mut sink).await
+            run_targets(
+                &task_gw,
+                &mut session,
+                &client_id,
+                plan,
+                exchange,
+                unfinished,
+                &task_committed,
+                &task_answering,
+                &mut sink,
+            )
+            .await
         });
         let ctx = ResponseCtx {
             gw: gw.clone(),
@@ -630,10 +833,17 @@ impl RequestRun {
             started,
             deadline,
             abort,
-            created: SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default().as_secs(),
+            created: SystemTime::now()
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .unwrap_or_default()
+                .as_secs(),
             answering,
         };
-        if stream { ctx.stream(task, events_rx, guard).await } else { ctx.whole(task, events_rx, guard).await }
+        if stream {
+            ctx.stream(task, events_rx, guard).await
+        } else {
+            ctx.whole(task, events_rx, guard).await
+        }
     }
 }
 
@@ -656,11 +866,21 @@ async fn run_targets(
         if i > 0 {
             let provider = match gw.provider(&target.provider).await {
                 Ok(p) => p,
-                Err(f) => return Outcome::Failed { failure: f, provider: target.provider.clone() },
+                Err(f) => {
+                    return Outcome::Failed {
+                        failure: f,
+                        provider: target.provider.clone(),
+                    };
+                }
             };
             let (from, code) = last.take().unwrap_or_default();
-            gw.metrics.fallbacks.get_or_create(&metrics::code(&from, &code)).inc();
-            if let Err(e) = session.switch_provider(provider, &format!("fallback after {code} from {from}")) {
+            gw.metrics
+                .fallbacks
+                .get_or_create(&metrics::code(&from, &code))
+                .inc();
+            if let Err(e) =
+                session.switch_provider(provider, &format!("fallback after {code} from {from}"))
+            {
                 return Outcome::Host(format!("{e:#}"));
             }
         }
@@ -670,11 +890,20 @@ async fn run_targets(
         let mut counted = |event: StreamEvent| {
             match &event {
                 StreamEvent::Retrying { code, .. } => {
-                    gw.metrics.retries.get_or_create(&metrics::code(&target.provider, code)).inc();
-                    gw.metrics.attempts.get_or_create(&metrics::provider(&target.provider)).inc();
+                    gw.metrics
+                        .retries
+                        .get_or_create(&metrics::code(&target.provider, code))
+                        .inc();
+                    gw.metrics
+                        .attempts
+                        .get_or_create(&metrics::provider(&target.provider))
+                        .inc();
                 }
                 StreamEvent::CoolingDown { code, .. } => {
-                    gw.metrics.cooldown_holds.get_or_create(&metrics::code(&target.provider, code)).inc();
+                    gw.metrics
+                        .cooldown_holds
+                        .get_or_create(&metrics::code(&target.provider, code))
+                        .inc();
                 }
                 _ => {}
             }
@@ -688,7 +917,9 @@ async fn run_targets(
                 if let Err(e) = session.note("gateway/continue", note) {
                     return Outcome::Host(format!("{e:#}"));
                 }
-                session.continue_exchange(open.clone(), exchange, &mut counted).await
+                session
+                    .continue_exchange(open.clone(), exchange, &mut counted)
+                    .await
             }
             _ => {
                 if let Err(e) = session.note("gateway/request", note) {
@@ -699,18 +930,32 @@ async fn run_targets(
         };
         // The target's last attempt (each retried one was counted with its retry). Not after an
         // abort, which may have come during a backoff, with no attempt in flight.
-        if !matches!(&result, Err(TurnError::Host(_))) && !matches!(&result, Err(TurnError::Failed(f)) if f.code == "ABORTED") {
-            gw.metrics.attempts.get_or_create(&metrics::provider(&target.provider)).inc();
+        if !matches!(&result, Err(TurnError::Host(_)))
+            && !matches!(&result, Err(TurnError::Failed(f)) if f.code == "ABORTED")
+        {
+            gw.metrics
+                .attempts
+                .get_or_create(&metrics::provider(&target.provider))
+                .inc();
         }
         match result {
-            Ok(completion) => return Outcome::Done { completion, provider: target.provider.clone() },
+            Ok(completion) => {
+                return Outcome::Done {
+                    completion,
+                    provider: target.provider.clone(),
+                };
+            }
             Err(TurnError::Failed(failure)) => {
-                let retryable = crate::failure::RETRYABLE_BY_DEFAULT.contains(&failure.code.as_str());
+                let retryable =
+                    crate::failure::RETRYABLE_BY_DEFAULT.contains(&failure.code.as_str());
                 if retryable && !committed.load(Ordering::SeqCst) && i + 1 < plan.targets.len() {
                     last = Some((target.provider.clone(), failure.code.clone()));
                     continue;
                 }
-                return Outcome::Failed { failure, provider: target.provider.clone() };
+                return Outcome::Failed {
+                    failure,
+                    provider: target.provider.clone(),
+                };
             }
             Err(TurnError::StepLimit { .. }) => unreachable!("an exchange is one step"),
             Err(TurnError::Host(e)) => return Outcome::Host(format!("{e:#}")),
@@ -735,7 +980,11 @@ struct ResponseCtx {
 
 impl ResponseCtx {
     fn writer(&self) -> wire::ChunkWriter {
-        wire::ChunkWriter { id: format!("chatcmpl-{}", self.session_id), created: self.created, model: self.client_model.clone() }
+        wire::ChunkWriter {
+            id: format!("chatcmpl-{}", self.session_id),
+            created: self.created,
+            model: self.client_model.clone(),
+        }
     }
 
     fn headers(&self, compacted: &Option<String>) -> HeaderMap {
@@ -750,19 +999,32 @@ impl ResponseCtx {
     fn record(&self, provider: &str, status: u16, stream: bool, outcome: Option<&Outcome>) {
         let m = &self.gw.metrics;
         m.requests
-            .get_or_create(&metrics::RequestLabels { provider: provider.into(), status: status.to_string(), stream: stream.to_string() })
+            .get_or_create(&metrics::RequestLabels {
+                provider: provider.into(),
+                status: status.to_string(),
+                stream: stream.to_string(),
+            })
             .inc();
-        m.latency.get_or_create(&metrics::provider(provider)).observe(self.started.elapsed().as_secs_f64());
+        m.latency
+            .get_or_create(&metrics::provider(provider))
+            .observe(self.started.elapsed().as_secs_f64());
         match outcome {
             Some(Outcome::Done { completion, .. }) => {
                 if let Some(u) = &completion.usage {
                     for (kind, n) in [("input", u.input_tokens), ("output", u.output_tokens)] {
-                        m.tokens.get_or_create(&metrics::TokenLabels { provider: provider.into(), kind: kind.into() }).inc_by(n.unwrap_or(0));
+                        m.tokens
+                            .get_or_create(&metrics::TokenLabels {
+                                provider: provider.into(),
+                                kind: kind.into(),
+                            })
+                            .inc_by(n.unwrap_or(0));
                     }
                 }
             }
             Some(Outcome::Failed { failure, .. }) => {
-                m.failures.get_or_create(&metrics::code(provider, &failure.code)).inc();
+                m.failures
+                    .get_or_create(&metrics::code(provider, &failure.code))
+                    .inc();
             }
             _ => {}
         }
@@ -777,7 +1039,11 @@ impl ResponseCtx {
     }
 
     /// The session's outcome, the deadline, or nothing (the session was aborted by the deadline).
-    async fn outcome(&self, task: &mut tokio::task::JoinHandle<Outcome>, deadline_hit: &mut bool) -> Outcome {
+    async fn outcome(
+        &self,
+        task: &mut tokio::task::JoinHandle<Outcome>,
+        deadline_hit: &mut bool,
+    ) -> Outcome {
         loop {
             tokio::select! {
                 result = &mut *task => {
@@ -794,13 +1060,21 @@ impl ResponseCtx {
     /// A failure once the deadline cut the request: TIMEOUT, not the caller's ABORTED.
     fn deadline_failure(&self, failure: LlmFailure, deadline_hit: bool) -> LlmFailure {
         if deadline_hit && failure.code == "ABORTED" {
-            return LlmFailure::new("TIMEOUT", "the gateway's request deadline passed (request_timeout_ms or x-dsh-timeout-ms)");
+            return LlmFailure::new(
+                "TIMEOUT",
+                "the gateway's request deadline passed (request_timeout_ms or x-dsh-timeout-ms)",
+            );
         }
         failure
     }
 
     /// A non-streaming answer: the whole completion, or the failure's status.
-    async fn whole(self, mut task: tokio::task::JoinHandle<Outcome>, mut events: mpsc::UnboundedReceiver<StreamEvent>, guard: AbortOnDrop) -> Response {
+    async fn whole(
+        self,
+        mut task: tokio::task::JoinHandle<Outcome>,
+        mut events: mpsc::UnboundedReceiver<StreamEvent>,
+        guard: AbortOnDrop,
+    ) -> Response {
         let mut deadline_hit = false;
         let outcome = self.outcome(&mut task, &mut deadline_hit).await;
         drop(guard_disarmed(guard));
@@ -811,7 +1085,12 @@ impl ResponseCtx {
         }
         let response = match &outcome {
             Outcome::Done { completion, .. } => {
-                let body = wire::completion_body(&format!("chatcmpl-{}", self.session_id), self.created, &self.client_model, completion);
+                let body = wire::completion_body(
+                    &format!("chatcmpl-{}", self.session_id),
+                    self.created,
+                    &self.client_model,
+                    completion,
+                );
                 json_response(200, &body, self.headers(&compacted))
             }
             Outcome::Failed { failure, .. } => {
@@ -826,8 +1105,15 @@ impl ResponseCtx {
 
     /// A streaming answer: the head is held while the waterfall retries invisibly, up to
     /// `hold_head_ms`; then content streams, or SSE comment keepalives until content or the outcome.
-    async fn stream(self, mut task: tokio::task::JoinHandle<Outcome>, mut events: mpsc::UnboundedReceiver<StreamEvent>, guard: AbortOnDrop) -> Response {
-        let hold_until = (tokio::time::Instant::now() + Duration::from_millis(self.gw.config.hold_head_ms)).min(self.deadline);
+    async fn stream(
+        self,
+        mut task: tokio::task::JoinHandle<Outcome>,
+        mut events: mpsc::UnboundedReceiver<StreamEvent>,
+        guard: AbortOnDrop,
+    ) -> Response {
+        let hold_until = (tokio::time::Instant::now()
+            + Duration::from_millis(self.gw.config.hold_head_ms))
+        .min(self.deadline);
         let mut compacted = None;
         let mut deadline_hit = false;
         let mut first: Option<StreamEvent> = None;
@@ -878,13 +1164,19 @@ impl ResponseCtx {
         // The head goes now: with the first content, or because the hold ran out.
         if first.is_some() {
             let provider = self.answering.lock().expect("answering lock").clone();
-            self.gw.metrics.first_content.get_or_create(&metrics::provider(&provider)).observe(self.started.elapsed().as_secs_f64());
+            self.gw
+                .metrics
+                .first_content
+                .get_or_create(&metrics::provider(&provider))
+                .observe(self.started.elapsed().as_secs_f64());
         }
         let (body_tx, body_rx) = mpsc::channel::<Result<Bytes, std::convert::Infallible>>(64);
         let headers = self.headers(&compacted);
         drop(guard_disarmed(guard));
         tokio::spawn(self.forward(task, events, first, body_tx, deadline_hit));
-        let body = Body::from_stream(futures_util::stream::unfold(body_rx, |mut rx| async move { rx.recv().await.map(|b| (b, rx)) }));
+        let body = Body::from_stream(futures_util::stream::unfold(body_rx, |mut rx| async move {
+            rx.recv().await.map(|b| (b, rx))
+        }));
         sse_response(headers, body)
     }
 
@@ -944,14 +1236,27 @@ impl ResponseCtx {
             Outcome::Failed { failure, .. } => {
                 let failure = self.deadline_failure(failure.clone(), deadline_hit);
                 let r = status::for_failure(&failure);
-                w.error(&status::error_body(&status::client_message(&failure), r.error_type, &r.error_code))
+                w.error(&status::error_body(
+                    &status::client_message(&failure),
+                    r.error_type,
+                    &r.error_code,
+                ))
             }
-            Outcome::Host(e) => w.error(&status::error_body(&format!("host error: {e}"), "server_error", "host_error")),
+            Outcome::Host(e) => w.error(&status::error_body(
+                &format!("host error: {e}"),
+                "server_error",
+                "host_error",
+            )),
         };
         if alive {
             let _ = send(tail).await;
         }
-        self.record(&provider, if alive { 200 } else { 499 }, true, Some(&outcome));
+        self.record(
+            &provider,
+            if alive { 200 } else { 499 },
+            true,
+            Some(&outcome),
+        );
     }
 }
 
@@ -974,20 +1279,52 @@ fn replay(parsed: &wire::Parsed, id: &str, events: &[Event]) -> Response {
     };
     if end.data.get("outcome").and_then(Value::as_str) == Some("completed") {
         let completion = Completion {
-            text: end.data.get("assistant").and_then(Value::as_str).unwrap_or_default().to_string(),
-            reasoning: end.data.get("reasoning").and_then(Value::as_str).unwrap_or_default().to_string(),
-            tool_calls: end.data.get("tool_calls").and_then(|v| serde_json::from_value(v.clone()).ok()).unwrap_or_default(),
-            usage: end.data.get("usage").and_then(|v| serde_json::from_value(v.clone()).ok()),
-            finish_reason: end.data.get("finish_reason").and_then(Value::as_str).map(str::to_string),
+            text: end
+                .data
+                .get("assistant")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            reasoning: end
+                .data
+                .get("reasoning")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            tool_calls: end
+                .data
+                .get("tool_calls")
+                .and_then(|v| serde_json::from_value(v.clone()).ok())
+                .unwrap_or_default(),
+            usage: end
+                .data
+                .get("usage")
+                .and_then(|v| serde_json::from_value(v.clone()).ok()),
+            finish_reason: end
+                .data
+                .get("finish_reason")
+                .and_then(Value::as_str)
+                .map(str::to_string),
             truncated_by_length: false,
-            provider_data: end.data.get("provider_data").and_then(Value::as_str).map(str::to_string),
+            provider_data: end
+                .data
+                .get("provider_data")
+                .and_then(Value::as_str)
+                .map(str::to_string),
         };
         let mut headers = HeaderMap::new();
         headers.insert("x-dsh-session", header_value(id));
         headers.insert("x-dsh-replayed", HeaderValue::from_static("true"));
-        let created = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).unwrap_or_default().as_secs();
+        let created = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_secs();
         if parsed.stream {
-            let w = wire::ChunkWriter { id: format!("chatcmpl-{id}"), created, model: parsed.client_model.clone() };
+            let w = wire::ChunkWriter {
+                id: format!("chatcmpl-{id}"),
+                created,
+                model: parsed.client_model.clone(),
+            };
             let mut body = w.role();
             if !completion.text.is_empty() {
                 body.push_str(&w.text(&completion.text));
@@ -995,7 +1332,16 @@ fn replay(parsed: &wire::Parsed, id: &str, events: &[Event]) -> Response {
             body.push_str(&w.end(&completion, parsed.include_usage));
             return sse_response(headers, Body::from(body));
         }
-        return json_response(200, &wire::completion_body(&format!("chatcmpl-{id}"), created, &parsed.client_model, &completion), headers);
+        return json_response(
+            200,
+            &wire::completion_body(
+                &format!("chatcmpl-{id}"),
+                created,
+                &parsed.client_model,
+                &completion,
+            ),
+            headers,
+        );
     }
     let failure = events
         .iter()
@@ -1005,7 +1351,9 @@ fn replay(parsed: &wire::Parsed, id: &str, events: &[Event]) -> Response {
         .and_then(|f| serde_json::from_value::<LlmFailure>(f.clone()).ok())
         .unwrap_or_else(|| LlmFailure::new("SERVER_ERROR", "the request failed"));
     let mut response = failure_response(&failure, id, None);
-    response.headers_mut().insert("x-dsh-replayed", HeaderValue::from_static("true"));
+    response
+        .headers_mut()
+        .insert("x-dsh-replayed", HeaderValue::from_static("true"));
     response
 }
 
@@ -1023,8 +1371,14 @@ fn final_headers() -> HeaderMap {
 }
 
 fn json_response(status: u16, body: &Value, headers: HeaderMap) -> Response {
-    let mut response = (StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR), body.to_string()).into_response();
-    response.headers_mut().insert("content-type", HeaderValue::from_static("application/json"));
+    let mut response = (
+        StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+        body.to_string(),
+    )
+        .into_response();
+    response
+        .headers_mut()
+        .insert("content-type", HeaderValue::from_static("application/json"));
     response.headers_mut().extend(headers);
     response
 }
@@ -1032,7 +1386,10 @@ fn json_response(status: u16, body: &Value, headers: HeaderMap) -> Response {
 fn sse_response(headers: HeaderMap, body: Body) -> Response {
     let mut response = Response::new(body);
     let h = response.headers_mut();
-    h.insert("content-type", HeaderValue::from_static("text/event-stream"));
+    h.insert(
+        "content-type",
+        HeaderValue::from_static("text/event-stream"),
+    );
     h.insert("cache-control", HeaderValue::from_static("no-cache"));
     h.extend(headers);
     response
@@ -1040,16 +1397,33 @@ fn sse_response(headers: HeaderMap, body: Body) -> Response {
 
 /// A gateway-level refusal (not a provider failure): final unless it is load shedding.
 fn plain_error(status: u16, error_type: &str, code: &str, message: &str) -> Response {
-    json_response(status, &status::error_body(message, error_type, code), final_headers())
+    json_response(
+        status,
+        &status::error_body(message, error_type, code),
+        final_headers(),
+    )
 }
 
 fn internal(message: &str) -> Response {
-    plain_error(500, "server_error", "host_error", &format!("host error: {message}"))
+    plain_error(
+        500,
+        "server_error",
+        "host_error",
+        &format!("host error: {message}"),
+    )
 }
 
 fn conflict(session: &str) -> Response {
-    let mut r = plain_error(409, "invalid_request_error", "request_in_progress", &format!("session {session} is being answered by another request; retry once it has finished"));
-    r.headers_mut().insert("x-dsh-session", header_value(session));
+    let mut r = plain_error(
+        409,
+        "invalid_request_error",
+        "request_in_progress",
+        &format!(
+            "session {session} is being answered by another request; retry once it has finished"
+        ),
+    );
+    r.headers_mut()
+        .insert("x-dsh-session", header_value(session));
     r
 }
 
@@ -1062,10 +1436,17 @@ fn held_elsewhere(session: &str, lapses_in: Duration) -> Response {
         "session {session} is being answered by another gateway process; retry in {secs} s: its answer is then \
          replayed, or the request continued if that process has died"
     );
-    let mut r = json_response(409, &status::error_body(&message, "invalid_request_error", "request_in_progress"), HeaderMap::new());
-    r.headers_mut().insert("x-dsh-session", header_value(session));
-    r.headers_mut().insert("retry-after", header_value(&secs.to_string()));
-    r.headers_mut().insert("x-should-retry", HeaderValue::from_static("true"));
+    let mut r = json_response(
+        409,
+        &status::error_body(&message, "invalid_request_error", "request_in_progress"),
+        HeaderMap::new(),
+    );
+    r.headers_mut()
+        .insert("x-dsh-session", header_value(session));
+    r.headers_mut()
+        .insert("retry-after", header_value(&secs.to_string()));
+    r.headers_mut()
+        .insert("x-should-retry", HeaderValue::from_static("true"));
     r
 }
 
@@ -1076,15 +1457,26 @@ fn key_reused(session: &str) -> Response {
         "idempotency_key_reused",
         "this Idempotency-Key was first used with another request (another conversation or tools): send a new key with a new request",
     );
-    r.headers_mut().insert("x-dsh-session", header_value(session));
+    r.headers_mut()
+        .insert("x-dsh-session", header_value(session));
     r
 }
 
 /// Load shedding: retryable, and says when.
 fn shed_response(why: &str) -> Response {
-    let mut r = json_response(503, &status::error_body(&format!("{why}; retry shortly"), "overloaded_error", "gateway_overloaded"), HeaderMap::new());
-    r.headers_mut().insert("retry-after", HeaderValue::from_static("1"));
-    r.headers_mut().insert("x-should-retry", HeaderValue::from_static("true"));
+    let mut r = json_response(
+        503,
+        &status::error_body(
+            &format!("{why}; retry shortly"),
+            "overloaded_error",
+            "gateway_overloaded",
+        ),
+        HeaderMap::new(),
+    );
+    r.headers_mut()
+        .insert("retry-after", HeaderValue::from_static("1"));
+    r.headers_mut()
+        .insert("x-should-retry", HeaderValue::from_static("true"));
     r
 }
 
@@ -1099,5 +1491,13 @@ fn failure_response(failure: &LlmFailure, session: &str, compacted: Option<&str>
     if let Some(c) = compacted {
         headers.insert("x-dsh-compacted", header_value(c));
     }
-    json_response(r.status, &status::error_body(&status::client_message(failure), r.error_type, &r.error_code), headers)
+    json_response(
+        r.status,
+        &status::error_body(
+            &status::client_message(failure),
+            r.error_type,
+            &r.error_code,
+        ),
+        headers,
+    )
 }

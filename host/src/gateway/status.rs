@@ -36,16 +36,31 @@ pub fn for_failure(failure: &LlmFailure) -> FailureResponse {
         _ => (502, "upstream_error", "upstream_error"),
     };
     let code = match failure.code.as_str() {
-        "INVALID_REQUEST" | "CONTENT_FILTER" | "ADAPTER_FAULT" | "RATE_LIMITED" | "QUOTA_EXCEEDED"
-        | "CONTEXT_WINDOW_EXCEEDED" | "AUTH" | "OVERLOADED" | "TIMEOUT" | "ABORTED" => code.to_string(),
+        "INVALID_REQUEST"
+        | "CONTENT_FILTER"
+        | "ADAPTER_FAULT"
+        | "RATE_LIMITED"
+        | "QUOTA_EXCEEDED"
+        | "CONTEXT_WINDOW_EXCEEDED"
+        | "AUTH"
+        | "OVERLOADED"
+        | "TIMEOUT"
+        | "ABORTED" => code.to_string(),
         // The rest name the canonical code, lower-case (server_error, network, stream_truncated...).
         other => other.to_ascii_lowercase(),
     };
     let retry_after_s = match failure.code.as_str() {
-        "RATE_LIMITED" | "OVERLOADED" => failure.provider_retry_after_ms.map(|ms| ms.div_ceil(1000).max(1)),
+        "RATE_LIMITED" | "OVERLOADED" => failure
+            .provider_retry_after_ms
+            .map(|ms| ms.div_ceil(1000).max(1)),
         _ => None,
     };
-    FailureResponse { status, error_type, error_code: code, retry_after_s }
+    FailureResponse {
+        status,
+        error_type,
+        error_code: code,
+        retry_after_s,
+    }
 }
 
 /// The error body: `{"error": {"message", "type", "code", "param"}}`, as OpenAI sends it.
@@ -90,10 +105,18 @@ mod tests {
         ];
         for (code, status, error_code) in expected {
             let r = for_failure(&f(code));
-            assert_eq!((r.status, r.error_code.as_str()), (status, error_code), "{code}");
+            assert_eq!(
+                (r.status, r.error_code.as_str()),
+                (status, error_code),
+                "{code}"
+            );
         }
         for code in crate::failure::CODES {
-            assert_ne!(for_failure(&f(code)).status, 401, "{code}: 401 is the gateway's own");
+            assert_ne!(
+                for_failure(&f(code)).status,
+                401,
+                "{code}: 401 is the gateway's own"
+            );
         }
     }
 
@@ -104,14 +127,21 @@ mod tests {
         assert_eq!(for_failure(&limited).retry_after_s, Some(2));
         let mut quota = f("QUOTA_EXCEEDED");
         quota.provider_retry_after_ms = Some(86_400_000);
-        assert_eq!(for_failure(&quota).retry_after_s, None, "waiting cannot cure a quota");
+        assert_eq!(
+            for_failure(&quota).retry_after_s,
+            None,
+            "waiting cannot cure a quota"
+        );
     }
 
     #[test]
     fn the_message_leads_with_the_canonical_code() {
         let mut x = f("SERVER_ERROR");
         x.request_id = Some("req_1".into());
-        assert_eq!(client_message(&x), "SERVER_ERROR: x (provider request id req_1)");
+        assert_eq!(
+            client_message(&x),
+            "SERVER_ERROR: x (provider request id req_1)"
+        );
         assert_eq!(error_body("m", "t", "c")["error"]["code"], "c");
     }
 }

@@ -5,7 +5,8 @@
 //! refused with a 400 that names it: a value the gateway cannot honour is never dropped silently.
 
 use crate::adapter::{
-    ContentPart, GenerationOptions, JsonSchemaFormat, Message, ReasoningEffort, ResponseFormat, Role, ToolCall, ToolSpec,
+    ContentPart, GenerationOptions, JsonSchemaFormat, Message, ReasoningEffort, ResponseFormat,
+    Role, ToolCall, ToolSpec,
 };
 use crate::attempt::Completion;
 use crate::session::{Exchange, RequestOptions};
@@ -20,7 +21,10 @@ pub struct BadRequest {
 }
 
 fn bad(param: &str, message: impl Into<String>) -> BadRequest {
-    BadRequest { message: message.into(), param: Some(param.to_string()) }
+    BadRequest {
+        message: message.into(),
+        param: Some(param.to_string()),
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -149,17 +153,33 @@ pub fn parse(body: &[u8]) -> Result<Parsed, BadRequest> {
     if request.messages.is_empty() {
         return Err(bad("messages", "messages must hold at least one message"));
     }
-    let messages = request.messages.iter().enumerate().map(|(i, m)| message(i, m)).collect::<Result<Vec<_>, _>>()?;
-    let tools = request.tools.iter().enumerate().map(|(i, t)| tool(i, t)).collect::<Result<Vec<_>, _>>()?;
+    let messages = request
+        .messages
+        .iter()
+        .enumerate()
+        .map(|(i, m)| message(i, m))
+        .collect::<Result<Vec<_>, _>>()?;
+    let tools = request
+        .tools
+        .iter()
+        .enumerate()
+        .map(|(i, t)| tool(i, t))
+        .collect::<Result<Vec<_>, _>>()?;
     let generation = generation_options(&request)?;
     Ok(Parsed {
         client_model: request.model.clone(),
         stream: request.stream,
-        include_usage: request.stream_options.as_ref().is_some_and(|o| o.include_usage),
+        include_usage: request
+            .stream_options
+            .as_ref()
+            .is_some_and(|o| o.include_usage),
         exchange: Exchange {
             messages,
             tools,
-            options: RequestOptions { model: None, generation },
+            options: RequestOptions {
+                model: None,
+                generation,
+            },
             log_messages: false,
         },
     })
@@ -176,38 +196,68 @@ fn generation_options(request: &ChatRequest) -> Result<GenerationOptions, BadReq
     if let Some(t) = request.temperature
         && !(0.0..=2.0).contains(&t)
     {
-        return Err(bad("temperature", format!("temperature is {t}; it must be between 0 and 2")));
+        return Err(bad(
+            "temperature",
+            format!("temperature is {t}; it must be between 0 and 2"),
+        ));
     }
     if let Some(p) = request.top_p
         && !(p > 0.0 && p <= 1.0)
     {
-        return Err(bad("top_p", format!("top_p is {p}; it must be greater than 0 and at most 1")));
+        return Err(bad(
+            "top_p",
+            format!("top_p is {p}; it must be greater than 0 and at most 1"),
+        ));
     }
     let max_output_tokens = match (request.max_tokens, request.max_completion_tokens) {
         (Some(a), Some(b)) if a != b => {
-            return Err(bad("max_completion_tokens", "max_tokens and max_completion_tokens disagree; give one"));
+            return Err(bad(
+                "max_completion_tokens",
+                "max_tokens and max_completion_tokens disagree; give one",
+            ));
         }
         (a, b) => b.or(a),
     };
     if max_output_tokens == Some(0) {
-        return Err(bad("max_completion_tokens", "max_completion_tokens must be at least 1"));
+        return Err(bad(
+            "max_completion_tokens",
+            "max_completion_tokens must be at least 1",
+        ));
     }
     Ok(GenerationOptions {
         max_output_tokens,
         temperature: request.temperature,
         top_p: request.top_p,
         stop: stop_sequences(request.stop.as_ref())?,
-        reasoning_effort: request.reasoning_effort.as_deref().map(reasoning_effort).transpose()?,
-        response_format: request.response_format.as_ref().map(response_format).transpose()?,
+        reasoning_effort: request
+            .reasoning_effort
+            .as_deref()
+            .map(reasoning_effort)
+            .transpose()?,
+        response_format: request
+            .response_format
+            .as_ref()
+            .map(response_format)
+            .transpose()?,
     })
 }
 
 fn stop_sequences(stop: Option<&Value>) -> Result<Vec<String>, BadRequest> {
-    let shape = || bad("stop", format!("stop must be a string or a list of at most {MAX_STOP_SEQUENCES} non-empty strings"));
+    let shape = || {
+        bad(
+            "stop",
+            format!(
+                "stop must be a string or a list of at most {MAX_STOP_SEQUENCES} non-empty strings"
+            ),
+        )
+    };
     let stop = match stop {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::String(s)) => vec![s.clone()],
-        Some(Value::Array(items)) => items.iter().map(|v| v.as_str().map(str::to_string).ok_or_else(shape)).collect::<Result<_, _>>()?,
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| v.as_str().map(str::to_string).ok_or_else(shape))
+            .collect::<Result<_, _>>()?,
         Some(_) => return Err(shape()),
     };
     if stop.len() > MAX_STOP_SEQUENCES || stop.iter().any(String::is_empty) {
@@ -222,7 +272,12 @@ fn reasoning_effort(effort: &str) -> Result<ReasoningEffort, BadRequest> {
         "low" => Ok(ReasoningEffort::Low),
         "medium" => Ok(ReasoningEffort::Medium),
         "high" => Ok(ReasoningEffort::High),
-        other => Err(bad("reasoning_effort", format!("reasoning_effort {other:?} is not supported; use minimal, low, medium or high"))),
+        other => Err(bad(
+            "reasoning_effort",
+            format!(
+                "reasoning_effort {other:?} is not supported; use minimal, low, medium or high"
+            ),
+        )),
     }
 }
 
@@ -234,37 +289,71 @@ fn response_format(format: &Value) -> Result<ResponseFormat, BadRequest> {
             let spec = format.get("json_schema").and_then(Value::as_object).ok_or_else(|| {
                 bad("response_format.json_schema", "a json_schema response format needs {\"json_schema\": {\"name\", \"schema\"}}")
             })?;
-            let name = spec.get("name").and_then(Value::as_str).filter(|n| !n.is_empty()).ok_or_else(|| {
-                bad("response_format.json_schema.name", "the JSON schema needs a name (letters, digits, _ and -)")
-            })?;
+            let name = spec
+                .get("name")
+                .and_then(Value::as_str)
+                .filter(|n| !n.is_empty())
+                .ok_or_else(|| {
+                    bad(
+                        "response_format.json_schema.name",
+                        "the JSON schema needs a name (letters, digits, _ and -)",
+                    )
+                })?;
             let schema = match spec.get("schema") {
                 Some(schema @ Value::Object(_)) => schema.to_string(),
                 None => "{}".to_string(),
-                Some(_) => return Err(bad("response_format.json_schema.schema", "the schema must be a JSON object")),
+                Some(_) => {
+                    return Err(bad(
+                        "response_format.json_schema.schema",
+                        "the schema must be a JSON object",
+                    ));
+                }
             };
             let strict = spec.get("strict").and_then(Value::as_bool).unwrap_or(false);
-            Ok(ResponseFormat::JsonSchema(JsonSchemaFormat { name: name.to_string(), schema_json: schema, strict }))
+            Ok(ResponseFormat::JsonSchema(JsonSchemaFormat {
+                name: name.to_string(),
+                schema_json: schema,
+                strict,
+            }))
         }
         other => Err(bad(
             "response_format",
-            format!("response_format of type {:?} is not supported; use text, json_object or json_schema", other.unwrap_or("?")),
+            format!(
+                "response_format of type {:?} is not supported; use text, json_object or json_schema",
+                other.unwrap_or("?")
+            ),
         )),
     }
 }
 
 /// The fields an SDK may send that this gateway cannot honour: a clear 400, never a silent drop.
 fn refuse_unhonourable(r: &ChatRequest) -> Result<(), BadRequest> {
-    let cannot = |param: &str, why: &str| Err(bad(param, format!("{param} is not supported by this gateway: {why}")));
+    let cannot = |param: &str, why: &str| {
+        Err(bad(
+            param,
+            format!("{param} is not supported by this gateway: {why}"),
+        ))
+    };
     if r.n.is_some_and(|n| n != 1) {
         return cannot("n", "it returns one choice per request (n = 1)");
     }
-    if r.audio.is_some() || r.modalities.as_ref().is_some_and(|m| m.iter().any(|m| m != "text")) {
-        return cannot("modalities", "audio output is not supported; the answer is text");
+    if r.audio.is_some()
+        || r.modalities
+            .as_ref()
+            .is_some_and(|m| m.iter().any(|m| m != "text"))
+    {
+        return cannot(
+            "modalities",
+            "audio output is not supported; the answer is text",
+        );
     }
     if r.logprobs == Some(true) || r.top_logprobs.is_some() {
         return cannot("logprobs", "the adapters do not carry log probabilities");
     }
-    if r.logit_bias.as_ref().is_some_and(|b| b.as_object().is_none_or(|o| !o.is_empty())) {
+    if r.logit_bias
+        .as_ref()
+        .is_some_and(|b| b.as_object().is_none_or(|o| !o.is_empty()))
+    {
         return cannot("logit_bias", "the adapters do not carry logit biases");
     }
     if r.presence_penalty.is_some_and(|p| p != 0.0) {
@@ -276,7 +365,10 @@ fn refuse_unhonourable(r: &ChatRequest) -> Result<(), BadRequest> {
     if r.seed.is_some() {
         return cannot("seed", "the adapters do not carry a sampling seed");
     }
-    if r.service_tier.as_deref().is_some_and(|t| !matches!(t, "auto" | "default")) {
+    if r.service_tier
+        .as_deref()
+        .is_some_and(|t| !matches!(t, "auto" | "default"))
+    {
         return cannot("service_tier", "only \"auto\" or \"default\"");
     }
     if r.prediction.is_some() {
@@ -286,15 +378,26 @@ fn refuse_unhonourable(r: &ChatRequest) -> Result<(), BadRequest> {
         return cannot("functions", "the legacy functions API; use tools");
     }
     if r.web_search_options.is_some() {
-        return cannot("web_search_options", "web search is not available through adapters");
+        return cannot(
+            "web_search_options",
+            "web search is not available through adapters",
+        );
     }
     if r.store == Some(true) {
-        return cannot("store", "the gateway does not store completions with the provider");
+        return cannot(
+            "store",
+            "the gateway does not store completions with the provider",
+        );
     }
     match &r.tool_choice {
         None => {}
         Some(Value::String(s)) if s == "auto" => {}
-        Some(_) => return cannot("tool_choice", "only \"auto\": the adapters cannot force or forbid tool calls"),
+        Some(_) => {
+            return cannot(
+                "tool_choice",
+                "only \"auto\": the adapters cannot force or forbid tool calls",
+            );
+        }
     }
     Ok(())
 }
@@ -306,28 +409,60 @@ fn message(i: usize, m: &WireMessage) -> Result<Message, BadRequest> {
         "user" => Role::User,
         "assistant" => Role::Assistant,
         "tool" => Role::Tool,
-        other => return Err(bad(&at("role"), format!("messages[{i}] has role {other:?}; use system, developer, user, assistant or tool"))),
+        other => {
+            return Err(bad(
+                &at("role"),
+                format!(
+                    "messages[{i}] has role {other:?}; use system, developer, user, assistant or tool"
+                ),
+            ));
+        }
     };
     let content = match &m.content {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::String(s)) if s.is_empty() => Vec::new(),
         Some(Value::String(s)) => vec![ContentPart::Text(s.clone())],
-        Some(Value::Array(parts)) => parts.iter().enumerate().map(|(j, part)| content_part(i, j, role, part)).collect::<Result<_, _>>()?,
-        Some(_) => return Err(bad(&at("content"), "content must be a string, null, or a list of content parts")),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .enumerate()
+            .map(|(j, part)| content_part(i, j, role, part))
+            .collect::<Result<_, _>>()?,
+        Some(_) => {
+            return Err(bad(
+                &at("content"),
+                "content must be a string, null, or a list of content parts",
+            ));
+        }
     };
     if role == Role::Tool && m.tool_call_id.as_deref().is_none_or(str::is_empty) {
-        return Err(bad(&at("tool_call_id"), "a tool message must name the call it answers (tool_call_id)"));
+        return Err(bad(
+            &at("tool_call_id"),
+            "a tool message must name the call it answers (tool_call_id)",
+        ));
     }
     if role != Role::Assistant && !m.tool_calls.is_empty() {
-        return Err(bad(&at("tool_calls"), "only assistant messages carry tool calls"));
+        return Err(bad(
+            &at("tool_calls"),
+            "only assistant messages carry tool calls",
+        ));
     }
     let tool_calls = m
         .tool_calls
         .iter()
         .enumerate()
         .map(|(j, c)| {
-            let provider_data = provider_data_of(c.extra_content.as_ref(), &format!("messages[{i}].tool_calls[{j}].extra_content"))?;
-            Ok(ToolCall { provider_data, ..ToolCall::new(c.id.clone(), c.function.name.clone(), c.function.arguments.clone()) })
+            let provider_data = provider_data_of(
+                c.extra_content.as_ref(),
+                &format!("messages[{i}].tool_calls[{j}].extra_content"),
+            )?;
+            Ok(ToolCall {
+                provider_data,
+                ..ToolCall::new(
+                    c.id.clone(),
+                    c.function.name.clone(),
+                    c.function.arguments.clone(),
+                )
+            })
         })
         .collect::<Result<_, BadRequest>>()?;
     let provider_data = match role {
@@ -335,7 +470,13 @@ fn message(i: usize, m: &WireMessage) -> Result<Message, BadRequest> {
         _ => None,
     };
     let _ = (&m.name, &m.reasoning_content, &m.refusal);
-    Ok(Message { content, tool_calls, tool_call_id: m.tool_call_id.clone(), provider_data, ..Message::new(role, "") })
+    Ok(Message {
+        content,
+        tool_calls,
+        tool_call_id: m.tool_call_id.clone(),
+        provider_data,
+        ..Message::new(role, "")
+    })
 }
 
 /// One part of a message's content: text in any message, images in user messages (where OpenAI
@@ -345,27 +486,56 @@ fn content_part(i: usize, j: usize, role: Role, part: &Value) -> Result<ContentP
     match part.get("type").and_then(Value::as_str) {
         Some("text") => match part.get("text").and_then(Value::as_str) {
             Some(text) => Ok(ContentPart::Text(text.to_string())),
-            None => Err(bad(&format!("{at}.text"), "a text part needs a string \"text\"")),
+            None => Err(bad(
+                &format!("{at}.text"),
+                "a text part needs a string \"text\"",
+            )),
         },
         Some("image_url") if role == Role::User => {
-            let url = part.get("image_url").and_then(|i| i.get("url")).and_then(Value::as_str);
+            let url = part
+                .get("image_url")
+                .and_then(|i| i.get("url"))
+                .and_then(Value::as_str);
             match url {
-                Some(url) if url.starts_with("https://") || url.starts_with("http://") || url.starts_with("data:") => {
+                Some(url)
+                    if url.starts_with("https://")
+                        || url.starts_with("http://")
+                        || url.starts_with("data:") =>
+                {
                     Ok(ContentPart::ImageUrl(url.to_string()))
                 }
-                _ => Err(bad(&format!("{at}.image_url.url"), "an image part needs {\"image_url\": {\"url\"}} with an http(s): or data: URL")),
+                _ => Err(bad(
+                    &format!("{at}.image_url.url"),
+                    "an image part needs {\"image_url\": {\"url\"}} with an http(s): or data: URL",
+                )),
             }
         }
         Some("image_url") => Err(bad(&at, "image parts are accepted in user messages only")),
-        kind => Err(bad(&at, format!("content part of type {:?} is not supported: text and image_url parts only", kind.unwrap_or("?")))),
+        kind => Err(bad(
+            &at,
+            format!(
+                "content part of type {:?} is not supported: text and image_url parts only",
+                kind.unwrap_or("?")
+            ),
+        )),
     }
 }
 
 fn tool(i: usize, t: &WireTool) -> Result<ToolSpec, BadRequest> {
     if t.kind != "function" {
-        return Err(bad(&format!("tools[{i}].type"), format!("tool type {:?} is not supported: function tools only", t.kind)));
+        return Err(bad(
+            &format!("tools[{i}].type"),
+            format!(
+                "tool type {:?} is not supported: function tools only",
+                t.kind
+            ),
+        ));
     }
-    let schema = t.function.parameters.clone().unwrap_or_else(|| json!({"type": "object", "properties": {}}));
+    let schema = t
+        .function
+        .parameters
+        .clone()
+        .unwrap_or_else(|| json!({"type": "object", "properties": {}}));
     let _ = t.function.strict;
     Ok(ToolSpec {
         name: t.function.name.clone(),
@@ -434,11 +604,16 @@ fn extra_content(provider_data: &str) -> Value {
 /// The provider data a client sent back in `extra_content`; other vendors' extra content is not
 /// ours and is left alone.
 fn provider_data_of(extra: Option<&Value>, param: &str) -> Result<Option<String>, BadRequest> {
-    let Some(ours) = extra.and_then(|e| e.get("dsh")) else { return Ok(None) };
+    let Some(ours) = extra.and_then(|e| e.get("dsh")) else {
+        return Ok(None);
+    };
     match ours.get("provider_data") {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(data)) => Ok(Some(data.clone())),
-        Some(_) => Err(bad(&format!("{param}.dsh.provider_data"), "provider_data must be the string an earlier response carried")),
+        Some(_) => Err(bad(
+            &format!("{param}.dsh.provider_data"),
+            "provider_data must be the string an earlier response carried",
+        )),
     }
 }
 
@@ -495,7 +670,10 @@ impl ChunkWriter {
     pub fn end(&self, c: &Completion, include_usage: bool) -> String {
         let mut out = String::new();
         if !c.tool_calls.is_empty() {
-            out.push_str(&self.chunk(json!({"tool_calls": tool_calls_json(&c.tool_calls, true)}), None));
+            out.push_str(&self.chunk(
+                json!({"tool_calls": tool_calls_json(&c.tool_calls, true)}),
+                None,
+            ));
         }
         let last = match &c.provider_data {
             Some(data) => json!({"extra_content": extra_content(data)}),
@@ -546,17 +724,30 @@ mod tests {
         assert!(p.stream && p.include_usage);
         let m = &p.exchange.messages;
         assert_eq!((m[0].role, &*m[0].text()), (Role::System, "Be terse."));
-        assert_eq!(m[1].content, vec![ContentPart::Text("Hi".into()), ContentPart::ImageUrl("https://x/cat.png".into())]);
+        assert_eq!(
+            m[1].content,
+            vec![
+                ContentPart::Text("Hi".into()),
+                ContentPart::ImageUrl("https://x/cat.png".into())
+            ]
+        );
         assert_eq!(m[2].tool_calls[0].name, "clock");
         assert_eq!(m[3].tool_call_id.as_deref(), Some("c1"));
         assert_eq!(p.exchange.tools[0].name, "clock");
         let g = &p.exchange.options.generation;
-        assert_eq!((g.max_output_tokens, g.temperature, g.top_p), (Some(64), Some(0.5), Some(0.9)));
+        assert_eq!(
+            (g.max_output_tokens, g.temperature, g.top_p),
+            (Some(64), Some(0.5), Some(0.9))
+        );
         assert_eq!(g.stop, vec!["END".to_string()]);
         assert_eq!(g.reasoning_effort, Some(ReasoningEffort::Low));
         assert_eq!(
             g.response_format,
-            Some(ResponseFormat::JsonSchema(JsonSchemaFormat { name: "answer".into(), schema_json: r#"{"type":"object"}"#.into(), strict: true }))
+            Some(ResponseFormat::JsonSchema(JsonSchemaFormat {
+                name: "answer".into(),
+                schema_json: r#"{"type":"object"}"#.into(),
+                strict: true
+            }))
         );
     }
 
@@ -564,11 +755,24 @@ mod tests {
     fn generation_options_outside_openais_ranges_are_400s_naming_them() {
         let base = || json!({"model": "m", "messages": [{"role": "user", "content": "x"}]});
         for (field, value, param) in [
-            ("top_p", json!(0), "top_p"), ("top_p", json!(1.5), "top_p"), ("temperature", json!(3), "temperature"),
-            ("stop", json!(["a", "b", "c", "d", "e"]), "stop"), ("stop", json!([""]), "stop"), ("stop", json!(7), "stop"),
-            ("reasoning_effort", json!("extreme"), "reasoning_effort"), ("max_completion_tokens", json!(0), "max_completion_tokens"),
-            ("response_format", json!({"type": "grammar"}), "response_format"),
-            ("response_format", json!({"type": "json_schema", "json_schema": {"schema": {}}}), "response_format.json_schema.name"),
+            ("top_p", json!(0), "top_p"),
+            ("top_p", json!(1.5), "top_p"),
+            ("temperature", json!(3), "temperature"),
+            ("stop", json!(["a", "b", "c", "d", "e"]), "stop"),
+            ("stop", json!([""]), "stop"),
+            ("stop", json!(7), "stop"),
+            ("reasoning_effort", json!("extreme"), "reasoning_effort"),
+            ("max_completion_tokens", json!(0), "max_completion_tokens"),
+            (
+                "response_format",
+                json!({"type": "grammar"}),
+                "response_format",
+            ),
+            (
+                "response_format",
+                json!({"type": "json_schema", "json_schema": {"schema": {}}}),
+                "response_format.json_schema.name",
+            ),
         ] {
             let mut r = base();
             r[field] = value;
@@ -579,34 +783,62 @@ mod tests {
         r["stop"] = json!(["a", "b"]);
         r["response_format"] = json!({"type": "json_object"});
         let g = parse_json(r).unwrap().exchange.options.generation;
-        assert_eq!((g.stop.len(), g.response_format), (2, Some(ResponseFormat::JsonObject)));
+        assert_eq!(
+            (g.stop.len(), g.response_format),
+            (2, Some(ResponseFormat::JsonObject))
+        );
     }
 
     #[test]
     fn what_cannot_be_honoured_is_a_400_naming_it() {
         let base = || json!({"model": "m", "messages": [{"role": "user", "content": "x"}]});
         for (field, value) in [
-            ("n", json!(2)), ("audio", json!({"voice": "alloy"})), ("logprobs", json!(true)), ("seed", json!(1)),
-            ("tool_choice", json!("required")), ("presence_penalty", json!(0.5)), ("functions", json!([])), ("store", json!(true)),
+            ("n", json!(2)),
+            ("audio", json!({"voice": "alloy"})),
+            ("logprobs", json!(true)),
+            ("seed", json!(1)),
+            ("tool_choice", json!("required")),
+            ("presence_penalty", json!(0.5)),
+            ("functions", json!([])),
+            ("store", json!(true)),
         ] {
             let mut r = base();
             r[field] = value;
             let e = parse_json(r).unwrap_err();
-            assert!(e.message.contains("not supported"), "{field}: {}", e.message);
+            assert!(
+                e.message.contains("not supported"),
+                "{field}: {}",
+                e.message
+            );
         }
         let mut r = base();
         r["frobnicate"] = json!(1);
         let e = parse_json(r).unwrap_err();
-        assert!(e.message.contains("frobnicate") && e.message.contains("Accepted"), "{}", e.message);
+        assert!(
+            e.message.contains("frobnicate") && e.message.contains("Accepted"),
+            "{}",
+            e.message
+        );
         let mut r = base();
         r["messages"] = json!([{"role": "user", "content": [{"type": "input_audio", "input_audio": {"data": "x"}}]}]);
-        assert_eq!(parse_json(r).unwrap_err().param.as_deref(), Some("messages[0].content[0]"));
+        assert_eq!(
+            parse_json(r).unwrap_err().param.as_deref(),
+            Some("messages[0].content[0]")
+        );
         let mut r = base();
         r["messages"] = json!([{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "file:///etc/passwd"}}]}]);
-        assert_eq!(parse_json(r).unwrap_err().param.as_deref(), Some("messages[0].content[0].image_url.url"));
+        assert_eq!(
+            parse_json(r).unwrap_err().param.as_deref(),
+            Some("messages[0].content[0].image_url.url")
+        );
         let mut r = base();
         r["messages"] = json!([{"role": "system", "content": [{"type": "image_url", "image_url": {"url": "https://x/a.png"}}]}]);
-        assert!(parse_json(r).unwrap_err().message.contains("user messages only"));
+        assert!(
+            parse_json(r)
+                .unwrap_err()
+                .message
+                .contains("user messages only")
+        );
         let mut r = base();
         r["messages"] = json!([{"role": "tool", "content": "x"}]);
         assert!(parse_json(r).unwrap_err().message.contains("tool_call_id"));
@@ -616,28 +848,59 @@ mod tests {
     fn provider_data_goes_out_as_extra_content_and_comes_back_with_the_message() {
         let mut call = ToolCall::new("call_1", "clock", "{}");
         call.provider_data = Some("call-data".into());
-        let c = Completion { tool_calls: vec![call], provider_data: Some("message-data".into()), ..Completion::default() };
+        let c = Completion {
+            tool_calls: vec![call],
+            provider_data: Some("message-data".into()),
+            ..Completion::default()
+        };
         let body = completion_body("chatcmpl-x", 1, "m", &c);
         let message = &body["choices"][0]["message"];
-        assert_eq!(message["extra_content"], json!({"dsh": {"provider_data": "message-data"}}));
-        assert_eq!(message["tool_calls"][0]["extra_content"], json!({"dsh": {"provider_data": "call-data"}}));
-        let streamed = ChunkWriter { id: "x".into(), created: 1, model: "m".into() }.end(&c, false);
-        assert!(streamed.contains(r#""extra_content":{"dsh":{"provider_data":"call-data"}}"#), "{streamed}");
-        assert!(streamed.contains(r#""extra_content":{"dsh":{"provider_data":"message-data"}}"#), "{streamed}");
+        assert_eq!(
+            message["extra_content"],
+            json!({"dsh": {"provider_data": "message-data"}})
+        );
+        assert_eq!(
+            message["tool_calls"][0]["extra_content"],
+            json!({"dsh": {"provider_data": "call-data"}})
+        );
+        let streamed = ChunkWriter {
+            id: "x".into(),
+            created: 1,
+            model: "m".into(),
+        }
+        .end(&c, false);
+        assert!(
+            streamed.contains(r#""extra_content":{"dsh":{"provider_data":"call-data"}}"#),
+            "{streamed}"
+        );
+        assert!(
+            streamed.contains(r#""extra_content":{"dsh":{"provider_data":"message-data"}}"#),
+            "{streamed}"
+        );
 
         // The client sends the message back as it got it (an SDK keeps the unknown field).
         let mut back = message.clone();
         back["extra_content"]["google"] = json!({"thought_signature": "not ours"});
-        let p = parse_json(json!({"model": "m", "messages": [{"role": "user", "content": "time?"}, back,
-            {"role": "tool", "tool_call_id": "call_1", "content": "noon"}]}))
+        let p = parse_json(
+            json!({"model": "m", "messages": [{"role": "user", "content": "time?"}, back,
+            {"role": "tool", "tool_call_id": "call_1", "content": "noon"}]}),
+        )
         .unwrap();
         let assistant = &p.exchange.messages[1];
         assert_eq!(assistant.provider_data.as_deref(), Some("message-data"));
-        assert_eq!(assistant.tool_calls[0].provider_data.as_deref(), Some("call-data"));
-        let e = parse_json(json!({"model": "m", "messages": [{"role": "assistant", "content": "x",
-            "extra_content": {"dsh": {"provider_data": 7}}}]}))
+        assert_eq!(
+            assistant.tool_calls[0].provider_data.as_deref(),
+            Some("call-data")
+        );
+        let e = parse_json(
+            json!({"model": "m", "messages": [{"role": "assistant", "content": "x",
+            "extra_content": {"dsh": {"provider_data": 7}}}]}),
+        )
         .unwrap_err();
-        assert_eq!(e.param.as_deref(), Some("messages[0].extra_content.dsh.provider_data"));
+        assert_eq!(
+            e.param.as_deref(),
+            Some("messages[0].extra_content.dsh.provider_data")
+        );
     }
 
     #[test]
@@ -654,20 +917,40 @@ mod tests {
         let c = Completion {
             text: String::new(),
             tool_calls: vec![ToolCall::new("call_1", "clock", "{}")],
-            usage: Some(crate::adapter::Usage { input_tokens: Some(3), output_tokens: Some(4), cached_input_tokens: None, reasoning_tokens: None }),
+            usage: Some(crate::adapter::Usage {
+                input_tokens: Some(3),
+                output_tokens: Some(4),
+                cached_input_tokens: None,
+                reasoning_tokens: None,
+            }),
             ..Completion::default()
         };
         let body = completion_body("chatcmpl-x", 1, "fast", &c);
         assert_eq!(body["choices"][0]["finish_reason"], "tool_calls");
         assert!(body["choices"][0]["message"]["content"].is_null());
-        assert_eq!(body["choices"][0]["message"]["tool_calls"][0]["function"]["name"], "clock");
+        assert_eq!(
+            body["choices"][0]["message"]["tool_calls"][0]["function"]["name"],
+            "clock"
+        );
         assert_eq!(body["usage"]["total_tokens"], 7);
         assert_eq!(body["model"], "fast");
-        let w = ChunkWriter { id: "chatcmpl-x".into(), created: 1, model: "fast".into() };
+        let w = ChunkWriter {
+            id: "chatcmpl-x".into(),
+            created: 1,
+            model: "fast".into(),
+        };
         let end = w.end(&c, true);
-        assert!(end.contains("\"index\":0") && end.contains("\"finish_reason\":\"tool_calls\""), "{end}");
-        assert!(end.contains("\"choices\":[],") && end.ends_with("data: [DONE]\n\n"), "{end}");
+        assert!(
+            end.contains("\"index\":0") && end.contains("\"finish_reason\":\"tool_calls\""),
+            "{end}"
+        );
+        assert!(
+            end.contains("\"choices\":[],") && end.ends_with("data: [DONE]\n\n"),
+            "{end}"
+        );
         let e = w.error(&json!({"error": {"message": "m"}}));
-        assert!(e.starts_with("data: {\"error\"") && !e.contains("event:") && !e.contains("[DONE]"));
+        assert!(
+            e.starts_with("data: {\"error\"") && !e.contains("event:") && !e.contains("[DONE]")
+        );
     }
 }

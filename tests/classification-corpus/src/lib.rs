@@ -62,7 +62,11 @@ pub fn run(set: Set) -> Vec<Outcome> {
 
 /// One case through the adapter that serves its provider.
 pub fn classify(case: &Value) -> Outcome {
-    let field = |k: &str| case[k].as_str().unwrap_or_else(|| panic!("case without {k}: {case}"));
+    let field = |k: &str| {
+        case[k]
+            .as_str()
+            .unwrap_or_else(|| panic!("case without {k}: {case}"))
+    };
     let body = field("body").as_bytes();
     let (got, message) = match field("transport") {
         "http" => {
@@ -101,8 +105,15 @@ fn completion_outcome(body: &[u8]) -> (String, String) {
     // As host/src/attempt.rs (`Assembly`) concludes: a content-filter finish is CONTENT_FILTER, and
     // a provider's abort a server error, whatever was output before.
     match finish.kind {
-        FinishKind::ContentFilter => return ("CONTENT_FILTER".into(), "a content-filter finish".into()),
-        FinishKind::Aborted => return ("SERVER_ERROR".into(), "the provider aborted the generation".into()),
+        FinishKind::ContentFilter => {
+            return ("CONTENT_FILTER".into(), "a content-filter finish".into());
+        }
+        FinishKind::Aborted => {
+            return (
+                "SERVER_ERROR".into(),
+                "the provider aborted the generation".into(),
+            );
+        }
         _ => {}
     }
     let has_output = chunks.iter().any(|c| match c {
@@ -112,11 +123,17 @@ fn completion_outcome(body: &[u8]) -> (String, String) {
     });
     let by_length = finish.kind == FinishKind::Length;
     if meaning::is_silent_overflow(by_length, has_output) {
-        ("CONTEXT_WINDOW_EXCEEDED".into(), "a length finish before any output".into())
+        (
+            "CONTEXT_WINDOW_EXCEEDED".into(),
+            "a length finish before any output".into(),
+        )
     } else if !has_output {
         ("EMPTY_RESPONSE".into(), "a finish with no output".into())
     } else {
-        ("NONE".into(), format!("a completion finished by {:?}", finish.kind))
+        (
+            "NONE".into(),
+            format!("a completion finished by {:?}", finish.kind),
+        )
     }
 }
 

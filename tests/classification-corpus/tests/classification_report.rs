@@ -17,11 +17,19 @@ const HELD_BACK_RECORDED: usize = 36;
 fn classification_report() {
     let tuning = run(Set::Tuning);
     let held_back = run(Set::HeldBack);
-    let text = format!("{}{}", report(Set::Tuning, &tuning), report(Set::HeldBack, &held_back));
+    let text = format!(
+        "{}{}",
+        report(Set::Tuning, &tuning),
+        report(Set::HeldBack, &held_back)
+    );
     println!("{text}");
     println!(
         "held-back target {HELD_BACK_TARGET}%: {}",
-        if accuracy(&held_back) >= HELD_BACK_TARGET { "met" } else { "NOT met" }
+        if accuracy(&held_back) >= HELD_BACK_TARGET {
+            "met"
+        } else {
+            "NOT met"
+        }
     );
     assert_eq!(accuracy(&tuning), 100.0, "tuning cases fail:\n{text}");
     let held_back_passed = held_back.iter().filter(|o| o.passed()).count();
@@ -44,7 +52,8 @@ fn every_case_names_its_source_and_a_canonical_code() {
                 "{id}: {code:?} is not a canonical code"
             );
             assert!(
-                ["verbatim", "converted", "reconstructed"].contains(&case["body_form"].as_str().unwrap_or("")),
+                ["verbatim", "converted", "reconstructed"]
+                    .contains(&case["body_form"].as_str().unwrap_or("")),
                 "{id}: body_form"
             );
         }
@@ -60,7 +69,11 @@ fn no_provider_is_in_both_halves() {
             .collect::<std::collections::BTreeSet<_>>()
     };
     let (tuning, held_back) = (providers(Set::Tuning), providers(Set::HeldBack));
-    assert!(tuning.is_disjoint(&held_back), "{:?}", tuning.intersection(&held_back).collect::<Vec<_>>());
+    assert!(
+        tuning.is_disjoint(&held_back),
+        "{:?}",
+        tuning.intersection(&held_back).collect::<Vec<_>>()
+    );
 }
 
 /// The built-in adapters share the classification (`dsh_guest_support::classify`): an
@@ -70,16 +83,30 @@ fn no_provider_is_in_both_halves() {
 #[test]
 fn every_built_in_adapter_classifies_every_case_alike() {
     for set in [Set::Tuning, Set::HeldBack] {
-        for case in dsh_classification_corpus::cases(set).iter().filter(|c| c["transport"] == "http") {
+        for case in dsh_classification_corpus::cases(set)
+            .iter()
+            .filter(|c| c["transport"] == "http")
+        {
             let head = dsh_guest_support::fixtures::case_head(case);
             let body = case["body"].as_str().unwrap().as_bytes();
             let openai = dsh_guest_openai::classify_failure(&head, body);
             for (adapter, other) in [
-                ("anthropic", dsh_guest_anthropic::classify_failure(&head, body)),
+                (
+                    "anthropic",
+                    dsh_guest_anthropic::classify_failure(&head, body),
+                ),
                 ("gemini", dsh_guest_gemini::classify_failure(&head, body)),
             ] {
-                assert_eq!(openai.code, other.code, "{}: openai and {adapter} disagree", case["id"]);
-                assert_eq!(openai.provider_retry_after_ms, other.provider_retry_after_ms, "{}: {adapter}", case["id"]);
+                assert_eq!(
+                    openai.code, other.code,
+                    "{}: openai and {adapter} disagree",
+                    case["id"]
+                );
+                assert_eq!(
+                    openai.provider_retry_after_ms, other.provider_retry_after_ms,
+                    "{}: {adapter}",
+                    case["id"]
+                );
             }
         }
     }

@@ -16,8 +16,12 @@ fn bench(c: &mut Criterion) {
     let (openai_reads, anthropic_reads) = (streams::reads(&openai), streams::reads(&anthropic));
     let mut g = c.benchmark_group("decode-native");
     g.throughput(Throughput::Elements(streams::EVENTS as u64));
-    g.bench_function("openai", |b| b.iter(|| black_box(native::decode_openai(black_box(&openai_reads)))));
-    g.bench_function("anthropic", |b| b.iter(|| black_box(native::decode_anthropic(black_box(&anthropic_reads)))));
+    g.bench_function("openai", |b| {
+        b.iter(|| black_box(native::decode_openai(black_box(&openai_reads))))
+    });
+    g.bench_function("anthropic", |b| {
+        b.iter(|| black_box(native::decode_anthropic(black_box(&anthropic_reads))))
+    });
     g.finish();
 }
 

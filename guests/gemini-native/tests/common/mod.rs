@@ -13,7 +13,10 @@ dsh_guest_support::decoding_helpers!(dsh_guest_gemini::Decoder);
 
 /// SSE body from GenerateContentResponses, each as one `data:` event, CRLF-framed as Google sends.
 pub fn sse(responses: &[Value]) -> String {
-    responses.iter().map(|r| format!("data: {r}\r\n\r\n")).collect()
+    responses
+        .iter()
+        .map(|r| format!("data: {r}\r\n\r\n"))
+        .collect()
 }
 
 /// A text part (with extra fields, e.g. `{"thought": true}`).

@@ -22,7 +22,10 @@ struct Future;
 
 impl Guest for Future {
     fn info() -> AdapterInfo {
-        AdapterInfo { name: "from-the-future".into(), version: "0.3.0".into() }
+        AdapterInfo {
+            name: "from-the-future".into(),
+            version: "0.3.0".into(),
+        }
     }
 }
 

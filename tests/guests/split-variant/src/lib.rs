@@ -7,7 +7,10 @@ use std::cell::RefCell;
 
 wit_bindgen::generate!({ path: "../../../wit/0.2.0", world: "provider-adapter" });
 
-use dsh::llm::types::{Chunk, CompletionRequest, Endpoint, FailureCode, Finish, FinishKind, HttpPlan, LlmFailure, ResponseHead};
+use dsh::llm::types::{
+    Chunk, CompletionRequest, Endpoint, FailureCode, Finish, FinishKind, HttpPlan, LlmFailure,
+    ResponseHead,
+};
 use exports::dsh::llm::adapter::{AdapterInfo, Guest, GuestDecoder};
 
 struct SplitVariant;
@@ -16,10 +19,16 @@ impl Guest for SplitVariant {
     type Decoder = Decoder;
 
     fn info() -> AdapterInfo {
-        AdapterInfo { name: "split-variant".into(), version: "0.0.0".into() }
+        AdapterInfo {
+            name: "split-variant".into(),
+            version: "0.0.0".into(),
+        }
     }
 
-    fn plan_request(endpoint: Endpoint, _request: CompletionRequest) -> Result<HttpPlan, LlmFailure> {
+    fn plan_request(
+        endpoint: Endpoint,
+        _request: CompletionRequest,
+    ) -> Result<HttpPlan, LlmFailure> {
         Ok(HttpPlan {
             method: "POST".into(),
             url: format!("{}/chat/completions", endpoint.base_url),
@@ -37,7 +46,13 @@ impl Guest for SplitVariant {
             500..=599 => FailureCode::ServerError,
             _ => FailureCode::InvalidRequest,
         };
-        LlmFailure { message: format!("HTTP {}", head.status), code, status: Some(head.status), provider_retry_after_ms: None, request_id: None }
+        LlmFailure {
+            message: format!("HTTP {}", head.status),
+            code,
+            status: Some(head.status),
+            provider_retry_after_ms: None,
+            request_id: None,
+        }
     }
 }
 
@@ -47,7 +62,9 @@ struct Decoder {
 
 impl GuestDecoder for Decoder {
     fn new(_head: ResponseHead) -> Self {
-        Decoder { done: RefCell::new(false) }
+        Decoder {
+            done: RefCell::new(false),
+        }
     }
 
     /// The bug: a read is taken for a complete `data:` line.
@@ -66,7 +83,11 @@ impl GuestDecoder for Decoder {
 
     fn end(&self) -> Vec<Chunk> {
         if *self.done.borrow() {
-            vec![Chunk::Finish(Finish { kind: FinishKind::Stop, reason: Some("stop".into()), failure: None })]
+            vec![Chunk::Finish(Finish {
+                kind: FinishKind::Stop,
+                reason: Some("stop".into()),
+                failure: None,
+            })]
         } else {
             Vec::new()
         }

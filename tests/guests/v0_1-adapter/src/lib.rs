@@ -34,10 +34,16 @@ impl Guest for V01 {
     type Decoder = Decoder;
 
     fn info() -> AdapterInfo {
-        AdapterInfo { name: "v0.1-adapter".into(), version: "0.1.0".into() }
+        AdapterInfo {
+            name: "v0.1-adapter".into(),
+            version: "0.1.0".into(),
+        }
     }
 
-    fn plan_request(endpoint: Endpoint, request: CompletionRequest) -> Result<HttpPlan, LlmFailure> {
+    fn plan_request(
+        endpoint: Endpoint,
+        request: CompletionRequest,
+    ) -> Result<HttpPlan, LlmFailure> {
         MODE.with(|m| *m.borrow_mut() = request.model.clone());
         let messages: Vec<Value> = request.messages.iter().map(message_json).collect();
         let tools: Vec<Value> = request
@@ -157,17 +163,33 @@ impl State {
         let Some(choice) = event.pointer("/choices/0") else {
             return;
         };
-        if let Some(text) = choice.pointer("/delta/content").and_then(Value::as_str).filter(|t| !t.is_empty()) {
+        if let Some(text) = choice
+            .pointer("/delta/content")
+            .and_then(Value::as_str)
+            .filter(|t| !t.is_empty())
+        {
             // 0.1.0 has no progress chunk: an empty reasoning chunk is how a 0.1 adapter says so.
             out.push(Chunk::Reasoning(String::new()));
             out.push(Chunk::Text(text.into()));
         }
-        for call in choice.pointer("/delta/tool_calls").and_then(Value::as_array).into_iter().flatten() {
+        for call in choice
+            .pointer("/delta/tool_calls")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             out.push(Chunk::ToolCall(ToolCallDelta {
                 index: call.get("index").and_then(Value::as_u64).unwrap_or(0) as u32,
                 id: call.get("id").and_then(Value::as_str).map(Into::into),
-                name: call.pointer("/function/name").and_then(Value::as_str).map(Into::into),
-                arguments: call.pointer("/function/arguments").and_then(Value::as_str).unwrap_or("").into(),
+                name: call
+                    .pointer("/function/name")
+                    .and_then(Value::as_str)
+                    .map(Into::into),
+                arguments: call
+                    .pointer("/function/arguments")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .into(),
             }));
         }
         match choice.get("finish_reason").and_then(Value::as_str) {
@@ -181,14 +203,20 @@ impl State {
     fn end(&mut self, out: &mut Vec<Chunk>) {
         if let Some(kind) = self.finish.take() {
             self.finished = true;
-            out.push(Chunk::Finish(Finish { kind, reason: None, failure: None }));
+            out.push(Chunk::Finish(Finish {
+                kind,
+                reason: None,
+                failure: None,
+            }));
         }
     }
 }
 
 impl GuestDecoder for Decoder {
     fn new(_head: ResponseHead) -> Self {
-        Decoder { state: RefCell::new(State::default()) }
+        Decoder {
+            state: RefCell::new(State::default()),
+        }
     }
 
     fn feed(&self, bytes: Vec<u8>) -> Vec<Chunk> {
