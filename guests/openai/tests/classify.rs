@@ -1345,3 +1345,113 @@ fn guards_that_word_a_refusal_by_what_they_judged_and_parameters_a_request_lacks
         assert_eq!(code(status, body), want, "{status} {body}");
     }
 }
+
+#[test]
+fn counts_named_by_their_field_models_named_wrong_refused_connections_bare_forbiddens_entitlements_and_per_minute_quota_labels()
+ {
+    for (status, body, want) in [
+        // An input's token count by its field's name, over a sequence length by its name.
+        (
+            400,
+            r#"{"error":{"message":"length of prompt_tokens (139216) must be less than max_seq_len (98304)","type":"upstream_error"}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"input_tokens 9000 exceeds the maximum of 8192"}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        // ... but an output parameter's count is no input's.
+        (
+            400,
+            r#"{"error":{"message":"max_tokens must be less than 4096"}}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"completion_tokens must be less than 100"}}"#,
+            "INVALID_REQUEST",
+        ),
+        // A model named wrong beside permission words: the request is what to fix.
+        (
+            400,
+            r#"{"error":{"message":"Incorrect model ID. Please request to view the model page or you do not have permission to use this model","type":"x_api_error"}}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            404,
+            r#"{"error":{"message":"The model `gpt-9` does not exist or you do not have access to it.","code":"model_not_found"}}"#,
+            "INVALID_REQUEST",
+        ),
+        // ... while permission alone stays AUTH.
+        (
+            400,
+            r#"{"error":{"message":"you do not have permission to use this model"}}"#,
+            "AUTH",
+        ),
+        // The provider's own connection to its backend refused, under a 400.
+        (
+            400,
+            r#"{"error":{"code":"400","message":"finishConnect(..) failed: Connection refused: backend.internal/10.0.0.7:80"}}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"upstream: failed to connect to 10.1.2.3:8000"}}"#,
+            "SERVER_ERROR",
+        ),
+        // HTTP 403's reason phrase under a status of a firewall's own.
+        (
+            456,
+            r#"{"status":456,"message":"Forbidden,Contact:waf@example.com"}"#,
+            "AUTH",
+        ),
+        (499, "Forbidden", "AUTH"),
+        (
+            418,
+            r#"{"message":"Forbidden: region not supported"}"#,
+            "AUTH",
+        ),
+        // ... not "forbidden" said of a thing.
+        (
+            400,
+            r#"{"error":{"message":"forbidden parameter: logit_bias"}}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"Forbidden content in the prompt"}}"#,
+            "CONTENT_FILTER",
+        ),
+        // A plan's entitlement used up, under a quota label that only says "exceeded".
+        (
+            429,
+            r#"{"error":{"message":"token plan entitlement exhausted","code":"8","type":"quota_exceeded_error"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // A quota label on per-minute words: the words name the budget hit.
+        (
+            429,
+            r#"{"error":{"message":"inference exceeds tpm/rpm limit","code":"insufficient_quota"}}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            429,
+            r#"{"error":{"message":"Requests per minute limit reached","type":"insufficient_quota"}}"#,
+            "RATE_LIMITED",
+        ),
+        // ... while the label with money words, or no budget named, stays quota.
+        (
+            429,
+            r#"{"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error":{"message":"insufficient balance; tpm limit does not apply","code":"insufficient_quota"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+    ] {
+        assert_eq!(code(status, body), want, "{status} {body}");
+    }
+}

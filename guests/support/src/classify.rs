@@ -456,6 +456,16 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
         QUOTA_LABELS.contains(&l)
             || (l.contains("quota") && (l.contains("insufficient") || l.contains("not_enough")))
     }) {
+        // ... unless the words name the budget that was hit, and it is per minute or per second
+        // ("inference exceeds tpm/rpm limit" under `insufficient_quota`): a vendor putting one
+        // label on both, the words say which. Google's quota labels (`quota_limit_zero`,
+        // `quota_per_day`) were read from the quota that was hit and already weighed it.
+        if meaning::says_per_minute_budget(text)
+            && !meaning::says_allowance_spent(text)
+            && !label(&|l| l.starts_with("quota_"))
+        {
+            return codes::RATE_LIMITED;
+        }
         return codes::QUOTA_EXCEEDED;
     }
     // A service behind the request failed ("Sensitive check error", "Web search error"), whatever the
@@ -550,7 +560,8 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
         || says_credential_invalid(text)
         || says_credential_kind_refused(text)
         || says_client_refused(text)
-        || (says(ACCESS_WORDING) && !says(&["not found", "does not exist", "not exist"]))
+        || (says(ACCESS_WORDING) && !says(MODEL_NAMED_WRONG))
+        || says_bare_forbidden(text)
     {
         return codes::AUTH;
     }
@@ -665,6 +676,18 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
         return codes::INVALID_REQUEST;
     }
     codes::SERVER_ERROR
+}
+
+/// The message is HTTP 403's reason phrase and little else ("Forbidden", "Forbidden,Contact:
+/// waf@...", "Forbidden: region not supported"), as a firewall or front end writes it under a
+/// status of its own (456): access refused. "Forbidden" said of a thing ("forbidden content", a
+/// forbidden parameter) is not this; content is read before it.
+fn says_bare_forbidden(text: &str) -> bool {
+    let text = text.trim_start();
+    let text = text.strip_prefix("403 ").unwrap_or(text);
+    text.strip_prefix("forbidden").is_some_and(|rest| {
+        !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == ' ')
+    })
 }
 
 /// "missing" said of a request's parameter: a parameter, field or argument named as such, or
@@ -928,6 +951,13 @@ const SERVICE_FAILURE_WORDING: &[&str] = &[
     "server error",
     // A server going away ("The inference scheduler is shutting down."): not one too busy.
     "shutting down",
+    // The provider's own connection to its backend failed ("finishConnect(..) failed: Connection
+    // refused: 10.137.1.77:80" under a 400): nothing the request did.
+    "connection refused",
+    "failed to connect",
+    "could not connect",
+    "connection reset",
+    "no route to host",
 ];
 /// An in-band error that says what is wrong with the request.
 const VALIDATION_WORDING: &[&str] = &[
@@ -1000,6 +1030,17 @@ const AUTH_WORDING: &[&str] = &[
 /// use Publisher Model ...", "you do not have access to this model". A parameter that "is not
 /// allowed" is an invalid request, so the use or access is named; and "does not exist or you do
 /// not have access to it" is a wrong model name first (see `code_for`).
+/// The model asked for named as not there or wrong: beside permission words ("The model `x` does
+/// not exist or you do not have access to it", "Incorrect model ID ... or you do not have
+/// permission to use this model") the request is what to fix, not the key.
+const MODEL_NAMED_WRONG: &[&str] = &[
+    "not found",
+    "does not exist",
+    "not exist",
+    "incorrect model",
+    "invalid model",
+    "unknown model",
+];
 const ACCESS_WORDING: &[&str] = &[
     "no permission",
     "not allowed to use",

@@ -203,8 +203,20 @@ fn says_token_count_over_a_limit(text: &str) -> bool {
     // "The request exceeds the maximum of 8192 tokens" names the request; "the request's
     // max_tokens exceeds the maximum" names only its output parameter.
     let input_named = named(INPUT_WORDS) || (named(&["request"]) && !named(OUTPUT));
-    named(&["token", "tokens"])
-        && input_named
+    // A count named as one word ("length of prompt_tokens (139216) must be less than
+    // max_seq_len (98304)"): the input's tokens by their field's name.
+    let input_count = words.iter().any(|w| {
+        [
+            "prompt_tokens",
+            "input_tokens",
+            "n_prompt_tokens",
+            "prompt_token_count",
+            "input_token_count",
+        ]
+        .contains(w)
+    });
+    (named(&["token", "tokens"]) || input_count)
+        && (input_named || input_count)
         && !named(&["rate"])
         && OVER.iter().any(|p| text.contains(p))
         && !NOT_A_LENGTH.iter().any(|p| text.contains(p))
@@ -356,7 +368,16 @@ pub fn says_allowance_spent(text: &str) -> bool {
 fn says_used_up(text: &str) -> bool {
     // "You have exhausted your capacity on this model": the account's capacity is its allowance.
     let text = &text.replace("your capacity", "your allowance");
-    const WHAT: &[&str] = &["allowance", "limit", "quota", "credits", "tokens"];
+    // A plan's "entitlement" is its allowance ("token plan entitlement exhausted").
+    const WHAT: &[&str] = &[
+        "allowance",
+        "entitlement",
+        "entitlements",
+        "limit",
+        "quota",
+        "credits",
+        "tokens",
+    ];
     const SPENT: &[&str] = &[
         "used up",
         "exhausted",
@@ -515,6 +536,17 @@ const INPUT_WORDS: &[&str] = &[
 ];
 
 /// A throughput budget worded in tokens: per minute, per day, and so on.
+/// Whether the words name a budget per minute or per second as the one hit: "per minute", "per
+/// second", or a rate by its abbreviation ("exceeds tpm/rpm limit", "RPS limit").
+pub fn says_per_minute_budget(text: &str) -> bool {
+    ["per minute", "per min", "per second", "/min", "/sec"]
+        .iter()
+        .any(|p| text.contains(p))
+        || words(text)
+            .iter()
+            .any(|w| ["tpm", "rpm", "rps", "tps", "qpm", "qps"].contains(w))
+}
+
 fn says_throughput_budget(text: &str) -> bool {
     SHORT_BUDGETS
         .iter()
