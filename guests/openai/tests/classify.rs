@@ -1455,3 +1455,68 @@ fn counts_named_by_their_field_models_named_wrong_refused_connections_bare_forbi
         assert_eq!(code(status, body), want, "{status} {body}");
     }
 }
+
+#[test]
+fn no_credential_set_money_words_that_only_condition_a_rate_and_errors_wrapped_in_a_relays_text() {
+    for (status, body, want) in [
+        // No credential there at all, whatever else the message offers as a remedy.
+        (
+            400,
+            r#"{"error":true,"status":400,"message":"No API key set for provider: openai. Please add a provider key in your settings or add credits and switch to credits or hybrid mode."}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"No api key configured for this deployment"}}"#,
+            "AUTH",
+        ),
+        // ... but a key with no credits left is money.
+        (
+            402,
+            r#"{"error":{"message":"Your API key has no credits left. Please add credits."}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // Money words that only condition a per-minute limit: the rate was hit.
+        (
+            429,
+            r#"{"detail":"You have not yet added your payment method in the billing page and will have reduced rate limits of 3 RPM and 10K TPM."}"#,
+            "RATE_LIMITED",
+        ),
+        // ... while money run out stays quota, per-minute words or not.
+        (
+            429,
+            r#"{"error":{"message":"Insufficient balance: your TPM tier requires a positive balance"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error":{"message":"Please check your plan and billing details"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // Google's RESOURCE_EXHAUSTED quoted in a relay's text is a throttle, not a quota used up.
+        (
+            429,
+            r#"{"error":{"message":"Error from provider(429): {\n  \"error\": {\n    \"code\": 429,\n    \"message\": \"Resource has been exhausted (e.g. check quota).\",\n    \"status\": \"RESOURCE_EXHAUSTED\"\n  }\n}\n    at bt (/usr/lib/node_modules/router/dist/cli.js:74721:11)","type":"api_error","code":"provider_response_error"}}"#,
+            "RATE_LIMITED",
+        ),
+        // The upstream's labels, wrapped in a relay's text under its own status, are read.
+        (
+            500,
+            r#"{"error":{"message":"Error from provider(400): {\"error\":{\"message\":\"bad\",\"type\":\"invalid_request_error\",\"code\":\"context_length_exceeded\"}}","type":"api_error"}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            500,
+            r#"{"error":{"message":"upstream said: {\"error\":{\"message\":\"see plan\",\"type\":\"insufficient_quota\"}}"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // ... and braces that are no JSON change nothing.
+        (
+            500,
+            r#"{"error":{"message":"template {name} failed to render"}}"#,
+            "SERVER_ERROR",
+        ),
+    ] {
+        assert_eq!(code(status, body), want, "{status} {body}");
+    }
+}

@@ -196,7 +196,28 @@ impl ErrorInfo {
             }
             _ => {}
         }
+        info.read_wrapped();
         info
+    }
+
+    /// A relay that wraps the upstream's error body in its own message, as text ("Error from
+    /// provider(429): {\"error\": {\"code\": 429, \"message\": ..., \"status\":
+    /// \"RESOURCE_EXHAUSTED\"}}"): the upstream's labels are read as this error's, since they say
+    /// what the upstream meant. Its message is already in this one's words. Each level reads a
+    /// shorter text, so the unwrapping ends.
+    fn read_wrapped(&mut self) {
+        let Some(message) = &self.message else { return };
+        let Some(at) = message.find('{') else { return };
+        let Some(Ok(inner)) = serde_json::Deserializer::from_str(&message[at..])
+            .into_iter::<Value>()
+            .next()
+        else {
+            return;
+        };
+        if inner.is_object() {
+            let wrapped = ErrorInfo::from_body(&inner);
+            self.labels.extend(wrapped.labels);
+        }
     }
 
     fn read_fields(&mut self, e: &serde_json::Map<String, Value>) {
@@ -542,7 +563,18 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     {
         return codes::AUTH;
     }
-    if meaning::says_quota_exhausted(text) {
+    // No credential set at all ("No API key set for provider: openai. Please add a provider key
+    // in your settings or add credits ..."): nothing was billed or refused for money, whatever
+    // other remedy the message offers.
+    if says_no_credential(text) {
+        return codes::AUTH;
+    }
+    // Money words that only condition a per-minute limit ("You have not yet added your payment
+    // method in the billing page and will have reduced rate limits of 3 RPM and 10K TPM"): the
+    // limit that was hit is the rate; no money is said to have run out.
+    let per_minute_only =
+        meaning::says_per_minute_budget(text) && !meaning::says_allowance_spent(text);
+    if meaning::says_quota_exhausted(text) && !per_minute_only {
         return codes::QUOTA_EXCEEDED;
     }
     // A guardrail (Portkey's, Bedrock's, NeMo's) is a policy check on what goes in or comes out;
@@ -739,15 +771,39 @@ fn says_sensitive(text: &str) -> bool {
 
 /// A credential named with what is wrong with it ("Access token invalid or no longer valid",
 /// "the api key has been revoked"), within two words either way.
+const CREDENTIALS: &[&str] = &[
+    "token",
+    "apikey",
+    "api_key",
+    "accesskey",
+    "credential",
+    "credentials",
+];
+
+/// Credential words as one word each ("api key" → "apikey"), for [`says_credential_invalid`] and
+/// [`says_no_credential`].
+fn credential_words(text: &str) -> String {
+    text.replace("api key", "apikey")
+        .replace("access key", "accesskey")
+}
+
+/// No credential there at all: "no" within four words before it, and found, valid, set,
+/// configured or provided beside it ("No valid model provider credentials found", "No API key set
+/// for provider: openai").
+fn says_no_credential(text: &str) -> bool {
+    const THERE: &[&str] = &["valid", "found", "set", "configured", "provided"];
+    let text = credential_words(text);
+    let words = meaning::words(&text);
+    words.iter().enumerate().any(|(i, w)| {
+        CREDENTIALS.contains(w)
+            && words[i.saturating_sub(4)..i].contains(&"no")
+            && meaning::around(&words, i, 4)
+                .iter()
+                .any(|n| THERE.contains(n))
+    })
+}
+
 fn says_credential_invalid(text: &str) -> bool {
-    const CREDENTIALS: &[&str] = &[
-        "token",
-        "apikey",
-        "api_key",
-        "accesskey",
-        "credential",
-        "credentials",
-    ];
     const WRONG: &[&str] = &[
         "invalid",
         "expired",
@@ -757,17 +813,15 @@ fn says_credential_invalid(text: &str) -> bool {
         "missing",
         "disabled",
     ];
-    let text = text
-        .replace("api key", "apikey")
-        .replace("access key", "accesskey");
+    let text = credential_words(text);
     let words = meaning::words(&text);
-    words.iter().enumerate().any(|(i, w)| {
-        CREDENTIALS.contains(w)
-            && (meaning::around(&words, i, 2).iter().any(|n| WRONG.contains(n))
-                // None there: "No valid model provider credentials found", "no credentials found".
-                || (words[i.saturating_sub(4)..i].contains(&"no")
-                    && meaning::around(&words, i, 4).iter().any(|n| *n == "valid" || *n == "found")))
-    })
+    says_no_credential(&text)
+        || words.iter().enumerate().any(|(i, w)| {
+            CREDENTIALS.contains(w)
+                && meaning::around(&words, i, 2)
+                    .iter()
+                    .any(|n| WRONG.contains(n))
+        })
 }
 
 /// An account suspended, deactivated, disabled or banned, named as such within three words.

@@ -388,6 +388,11 @@ fn says_used_up(text: &str) -> bool {
     ];
     let english = SPENT.iter().any(|spent| {
         text.match_indices(spent).any(|(at, _)| {
+            // A whole word: Google's status `RESOURCE_EXHAUSTED` quoted in a relay's text is a
+            // label (a per-minute throttle), not an allowance said to be used up.
+            if text[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+                return false;
+            }
             let before = words(&text[..at]);
             let after = words(&text[at + spent.len()..]);
             before
