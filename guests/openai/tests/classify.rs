@@ -1520,3 +1520,90 @@ fn no_credential_set_money_words_that_only_condition_a_rate_and_errors_wrapped_i
         assert_eq!(code(status, body), want, "{status} {body}");
     }
 }
+
+#[test]
+fn a_context_run_out_models_unsupported_balances_not_enough_unsafe_codes_and_failed_moral_checks() {
+    for (status, body, want) in [
+        // The context ran out, in words or as one label-like word.
+        (
+            400,
+            "out_of_context_due_to_long_message",
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (500, "out_of_context", "CONTEXT_WINDOW_EXCEEDED"),
+        (
+            400,
+            r#"{"error":{"message":"ran out of context while processing the prompt"}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        // A model the server does not serve, under any status.
+        (
+            500,
+            r#"{"error":{"message":"Unsupported model: [gpt-4o], support [ERNIE-4.5] or default","type":"internal_error","code":"model_not_support"}}"#,
+            "INVALID_REQUEST",
+        ),
+        // ... but a plan without it is the plan's, and a feature a model lacks is a bad request.
+        (
+            400,
+            r#"{"message":"Acme Hosted trial currently not support the GPT-4 model."}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // Money not enough, in words or in a label.
+        (
+            403,
+            r#"{"error":{"message":"group `default` balance not enough","type":"group_balance_not_enough"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            403,
+            r#"{"error":{"message":"request refused","type":"insufficient_credit"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // ... not a load balancer, nor a balance of another kind.
+        (
+            503,
+            r#"{"error":{"message":"load balancer has not enough healthy backends"}}"#,
+            "OVERLOADED",
+        ),
+        // A vendor's code for what it judged unsafe.
+        (
+            403,
+            r#"{"error":{"code":"system_unsafe","message":"the content of system field is invalid","type":"Forbidden"}}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            400,
+            r#"{"error":{"code":"input_moderation","message":"rejected"}}"#,
+            "CONTENT_FILTER",
+        ),
+        // A judging check the request did not pass.
+        (
+            400,
+            r#"{"error":{"message":"Content did not pass the moral check, please modify and try again."}}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"The prompt failed the compliance review"}}"#,
+            "CONTENT_FILTER",
+        ),
+        // ... while a check that failed to run is the server's, and a passed check refuses nothing.
+        (
+            400,
+            r#"{"error":{"message":"Sensitive check error"}}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            500,
+            r#"{"error":{"message":"content check passed but the backend crashed: internal error"}}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"health check failed for upstream"}}"#,
+            "INVALID_REQUEST",
+        ),
+    ] {
+        assert_eq!(code(status, body), want, "{status} {body}");
+    }
+}

@@ -475,7 +475,9 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     // A quota merely "exceeded" can be per minute (Cerebras' `request_quota_exceeded`): the words decide.
     if label(&|l| {
         QUOTA_LABELS.contains(&l)
-            || (l.contains("quota") && (l.contains("insufficient") || l.contains("not_enough")))
+            // Money or a quota said to be short: "insufficient_user_quota", "group_balance_not_enough".
+            || (["quota", "balance", "credit"].iter().any(|m| l.contains(m))
+                && (l.contains("insufficient") || l.contains("not_enough")))
     }) {
         // ... unless the words name the budget that was hit, and it is per minute or per second
         // ("inference exceeds tpm/rpm limit" under `insufficient_quota`): a vendor putting one
@@ -498,6 +500,9 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
         l.contains("content_filter")
             || l.contains("content_policy")
             || l == "responsibleaipolicyviolation"
+            // A vendor's code for what it judged unsafe ("system_unsafe": the system prompt).
+            || l.contains("unsafe")
+            || l.contains("moderation")
     }) {
         return codes::CONTENT_FILTER;
     }
@@ -880,6 +885,10 @@ fn says_model_not_offered(text: &str) -> bool {
         "no such model",
         "model not found",
         "model_not_found",
+        // "Unsupported model: [gpt-4o], support [ERNIE-4.5-21B-A3B-Paddle] or default".
+        "unsupported model",
+        "model not supported",
+        "model_not_support",
     ]
     .iter()
     .any(|p| text.contains(p))

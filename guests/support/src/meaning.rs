@@ -292,7 +292,37 @@ pub fn says_policy_refusal(text: &str) -> bool {
         .iter()
         .any(|w| ["toxicity", "toxic", "nsfw", "jailbreak"].contains(w))
         || text.contains("prompt injection")
+        || says_judging_check_failed(&words)
         || (0..words.len()).any(|i| judged(i) || guard_pattern(i) || blocked_by_guard(i))
+}
+
+/// A check named by what it judges (moral, ethics, compliance, content, safety, moderation) that
+/// the request did not pass or failed: "Content did not pass the moral check, please modify and
+/// try again". A check that failed to run says "check error" and is the server's (classify's
+/// failed-service wording, read first).
+fn says_judging_check_failed(words: &[&str]) -> bool {
+    const JUDGES: &[&str] = &[
+        "moral",
+        "morality",
+        "ethics",
+        "ethical",
+        "compliance",
+        "content",
+        "safety",
+        "moderation",
+    ];
+    const CHECKS: &[&str] = &["check", "review", "audit", "inspection", "screening"];
+    let check_named =
+        (1..words.len()).any(|i| CHECKS.contains(&words[i]) && JUDGES.contains(&words[i - 1]));
+    let not_passed = (1..words.len()).any(|i| {
+        matches!(words[i], "pass" | "passed")
+            && words[i.saturating_sub(2)..i]
+                .iter()
+                .any(|w| matches!(*w, "not" | "didn" | "t"))
+    }) || words
+        .iter()
+        .any(|w| matches!(*w, "failed" | "fail" | "fails"));
+    check_named && not_passed
 }
 
 /// Whether the wording says the provider's servers are full, whatever the status: overloaded,
@@ -657,6 +687,10 @@ const CONTEXT_LIMITS: &[&str] = &[
     "max_input_tokens",
     // llama.cpp's context size by its name: "Cannot truncate prompt with n_keep (15028) >= n_ctx (7424)".
     "n_ctx",
+    // The context ran out, in words or as one label-like word (llamafile's whole body:
+    // "out_of_context_due_to_long_message").
+    "out of context",
+    "out_of_context",
 ];
 /// Length limits of a general kind: they need [`EXCESS`] beside them.
 const LENGTH_LIMITS: &[&str] = &[
@@ -717,6 +751,10 @@ const MONEY: &[&str] = &[
     "insufficient balance",
     "balance is insufficient",
     "balance is too low",
+    // "group `default` balance not enough".
+    "balance not enough",
+    "balance is not enough",
+    "not enough balance",
     "account balance",
     "billing",
     "recharge",
