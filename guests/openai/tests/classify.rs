@@ -1607,3 +1607,106 @@ fn a_context_run_out_models_unsupported_balances_not_enough_unsafe_codes_and_fai
         assert_eq!(code(status, body), want, "{status} {body}");
     }
 }
+
+#[test]
+fn an_upstream_status_a_proxy_names_in_its_words_and_what_else_proxies_say() {
+    for (status, body, want) in [
+        // The upstream's status, named as a number after a word that introduces one.
+        (
+            500,
+            r#"{"error":{"message":"Stream request failed: 429"}}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            500,
+            r#"{"error":{"message":"Stream request failed: 403"}}"#,
+            "AUTH",
+        ),
+        (
+            502,
+            r#"{"error":{"message":"upstream returned 401"}}"#,
+            "AUTH",
+        ),
+        // ... over the client library's error class that restated it wrongly.
+        (
+            429,
+            r#"{"error":{"message":"RateLimitError: Response 504: Gateway Timeout "}}"#,
+            "TIMEOUT",
+        ),
+        // ... and as a reason phrase under a proxy's 500.
+        (
+            500,
+            r#"{"error":{"message":"Genspark Service Unavailable"}}"#,
+            "OVERLOADED",
+        ),
+        (
+            500,
+            r#"{"error":{"message":"Upstream 5xx error: 503 Service Unavailable","type":"server_error"}}"#,
+            "OVERLOADED",
+        ),
+        // A proxy's own 4xx is its own judgement, and numbers that are no status change nothing.
+        (
+            400,
+            r#"{"error":{"message":"upstream returned 500"}}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            500,
+            r#"{"error":{"message":"worker 429 crashed: internal error"}}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            500,
+            r#"{"error":{"message":"Overloaded","type":"api_error"}}"#,
+            "SERVER_ERROR",
+        ),
+        // An input limit by its label, wrapped in a proxy's text.
+        (
+            500,
+            r#"{"error":{"message":"ResponseStatusError: Response 429: {\"action\":\"error\",\"status\":429,\"type\":\"ERR_INPUT_LIMIT\"}"}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        // A feature the models here do not take, under any status.
+        (
+            500,
+            r#"{"error":{"message":"'echo' is not supported by encoder-decoder models"}}"#,
+            "INVALID_REQUEST",
+        ),
+        // Name lookups and communication with the upstream failing, and HAProxy's page for
+        // every backend down, are the server's, not capacity.
+        (
+            503,
+            r#"{"error":{"message":"Failed to communicate with upstream: [Errno 8] nodename nor servname provided, or not known"}}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            503,
+            "No server is available to handle this request.",
+            "SERVER_ERROR",
+        ),
+        (
+            503,
+            r#"{"error":{"message":"Service temporarily unavailable, try again"}}"#,
+            "OVERLOADED",
+        ),
+        // Every credential of a proxy's pool out for a while is a rate.
+        (
+            500,
+            r#"{"error":{"message":"All cookies are temporarily unavailable."}}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            500,
+            r#"{"error":{"message":"All keys are temporarily unavailable, retry later"}}"#,
+            "RATE_LIMITED",
+        ),
+        // ... not a pool with nothing in it.
+        (
+            500,
+            r#"{"error":{"message":"no cookies configured"}}"#,
+            "SERVER_ERROR",
+        ),
+    ] {
+        assert_eq!(code(status, body), want, "{status} {body}");
+    }
+}

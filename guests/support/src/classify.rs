@@ -460,6 +460,69 @@ fn describe_unstructured(status: u16, text: &str, json: bool, called: &str) -> (
 
 /// The canonical code from labels, normalized wording and status (see the module comment).
 fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
+    // A proxy that failed because its upstream did says which status the upstream answered
+    // ("Stream request failed: 429", "RateLimitError: Response 504: Gateway Timeout", "Genspark
+    // Service Unavailable" under a 500 of its own): that status means more than the proxy's.
+    match upstream_status_named(text, status) {
+        Some((upstream, words)) => code_by_meaning(labels, &words, Some(upstream)),
+        None => code_by_meaning(labels, text, status),
+    }
+}
+
+/// The upstream's status a proxy's message names, and the message without the exception class
+/// names that merely restate a status ("RateLimitError:" before "Response 504"). Only under a
+/// proxy's own failure statuses (a 5xx, or a 429 that a client library's error class chose): a
+/// 4xx of the proxy's own is its own judgement. A status is named as a number after a word that
+/// introduces one ("failed: 429", "Response 504", "provider(429)", "status code 403"), or, under a
+/// 500 or 502, as a reason phrase ("Service Unavailable", "Gateway Timeout").
+fn upstream_status_named(text: &str, status: Option<u16>) -> Option<(u16, String)> {
+    const LEADS: &[&str] = &[
+        "failed",
+        "response",
+        "status",
+        "code",
+        "provider",
+        "returned",
+        "http",
+        "upstream",
+        "status_code",
+        "statuscode",
+    ];
+    let outer = status.filter(|s| *s >= 500 || *s == 429)?;
+    let words = meaning::words(text);
+    let numbered = (1..words.len()).find_map(|i| {
+        let n = words[i]
+            .parse::<u16>()
+            .ok()
+            .filter(|n| (400..600).contains(n))?;
+        LEADS.contains(&words[i - 1]).then_some(n)
+    });
+    let phrased = || {
+        [
+            ("service unavailable", 503),
+            ("gateway timeout", 504),
+            ("gateway time-out", 504),
+        ]
+        .iter()
+        .find(|(phrase, _)| matches!(outer, 500 | 502) && text.contains(phrase))
+        .map(|(_, n)| *n)
+    };
+    let upstream = numbered.or_else(phrased).filter(|n| *n != outer)?;
+    let words = text
+        .split(' ')
+        .filter(|w| {
+            !(w.len() > 6
+                && w.ends_with("error:")
+                && w.chars().all(|c| c.is_alphanumeric() || c == ':'))
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    Some((upstream, words))
+}
+
+/// The code for what an error says (its labels, its words) and its status: see [`code_for`],
+/// which may put an upstream's status named in the words in place of the proxy's own.
+fn code_by_meaning(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     let label = |pred: &dyn Fn(&str) -> bool| labels.iter().any(|l| pred(l));
     let says = |patterns: &[&str]| patterns.iter().any(|p| text.contains(p));
     // In band there is no status, but a label can say the same (Anthropic's `api_error`, "an
@@ -468,7 +531,8 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
         || (status.is_none() && label(&|l| SERVER_LABELS.contains(&l)));
 
     // 1. Labels that name a meaning.
-    if label(&|l| CONTEXT_LABELS.contains(&l)) {
+    // ... or one that names the input's limit (DuckDuckGo's `ERR_INPUT_LIMIT`, wrapped by gpt4free).
+    if label(&|l| CONTEXT_LABELS.contains(&l) || l.contains("input_limit")) {
         return codes::CONTEXT_WINDOW_EXCEEDED;
     }
     // A quota label: a known one, or one that says a quota is insufficient ("insufficient_user_quota").
@@ -607,6 +671,16 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     if says_model_not_offered(text) {
         return codes::INVALID_REQUEST;
     }
+    // A parameter or feature the models here do not take ("'echo' is not supported by
+    // encoder-decoder models" under a 500): the request asked for it, whatever the status.
+    if says(&[
+        "is not supported by",
+        "are not supported by",
+        "is not supported for this model",
+        "is not supported with",
+    ]) {
+        return codes::INVALID_REQUEST;
+    }
     // A parameter the request lacks ("Missing max tokens for rate limited request", "missing
     // required parameter 'messages'"): the request's fault under any status, whatever the rest
     // of the sentence names (here a rate limit the parameter was needed for).
@@ -617,6 +691,12 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
     // ... under group default", "无可用渠道"): the model is not offered there, whatever the status.
     if says(&["no available channel", "no channel available", "无可用渠道"]) {
         return codes::INVALID_REQUEST;
+    }
+    // Every credential of a proxy's pool out for a while ("All cookies are temporarily
+    // unavailable."): the accounts behind it are at their limits, which refill; a rate, whatever
+    // the proxy's status.
+    if says_credential_pool_spent(text) {
+        return codes::RATE_LIMITED;
     }
     // The model's process died, whatever status the server put on it (LM Studio: 400 "The model
     // has crashed without additional information").
@@ -725,6 +805,23 @@ fn says_bare_forbidden(text: &str) -> bool {
     text.strip_prefix("forbidden").is_some_and(|rest| {
         !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == ' ')
     })
+}
+
+/// Every credential of a pool (cookies, keys, accounts, tokens) said to be unavailable for a while:
+/// "All cookies are temporarily unavailable.", "all keys are temporarily unavailable". A pool with
+/// no account at all, or one unavailable for good, is not this.
+fn says_credential_pool_spent(text: &str) -> bool {
+    let words = meaning::words(text);
+    let pool = (0..words.len()).any(|i| {
+        words[i] == "all"
+            && words[i + 1..(i + 3).min(words.len())].iter().any(|w| {
+                matches!(
+                    *w,
+                    "cookies" | "keys" | "accounts" | "tokens" | "credentials"
+                )
+            })
+    });
+    pool && text.contains("temporarily unavailable")
 }
 
 /// "missing" said of a request's parameter: a parameter, field or argument named as such, or
@@ -1018,6 +1115,13 @@ const SERVICE_FAILURE_WORDING: &[&str] = &[
     // refused: 10.137.1.77:80" under a 400): nothing the request did.
     "connection refused",
     "failed to connect",
+    // "Failed to communicate with upstream: [Errno 8] nodename nor servname provided, or not known".
+    "failed to communicate",
+    "nodename nor servname",
+    "name or service not known",
+    "name resolution",
+    // HAProxy's 503 page: every backend down (failing its health checks), as "no healthy upstream".
+    "no server is available to handle this request",
     "could not connect",
     "connection reset",
     "no route to host",
