@@ -39,7 +39,12 @@ fn carries_an_error(v: &Value) -> bool {
     let coded = |o: &serde_json::Map<String, Value>| {
         o.contains_key("code") && (o.contains_key("message") || o.contains_key("msg"))
     };
+    // A body that says it failed (Petals' `{"ok": false, "traceback": ...}`).
+    let failed = ["ok", "success"]
+        .iter()
+        .any(|k| o.get(*k) == Some(&Value::Bool(false)));
     ERROR_KEYS.iter().any(|k| o.get(*k).is_some_and(|e| !e.is_null()))
+        || failed
         || coded(o)
         // One level down, as iFlytek's frames put it: `{"header": {"code": 11200, "message": ...}}`.
         || o.values().filter_map(Value::as_object).any(|inner| coded(inner))

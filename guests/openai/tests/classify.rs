@@ -1710,3 +1710,67 @@ fn an_upstream_status_a_proxy_names_in_its_words_and_what_else_proxies_say() {
         assert_eq!(code(status, body), want, "{status} {body}");
     }
 }
+
+#[test]
+fn key_limits_refused_as_auth_models_not_ready_credential_headers_saturated_systems_and_prompt_guards()
+ {
+    for (status, body, want) in [
+        // A key's own limit spent, refused with a 403 rather than a 429.
+        (403, "Unauthorized - Key limit-exceeded", "QUOTA_EXCEEDED"),
+        (
+            401,
+            r#"{"error":{"message":"user limit reached for this month"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // ... but as a 429, or per minute, it is a rate; and a bad key stays AUTH.
+        (429, "Key limit exceeded", "RATE_LIMITED"),
+        (
+            403,
+            "Key limit exceeded: 60 requests per minute",
+            "RATE_LIMITED",
+        ),
+        (403, "Unauthorized - invalid key", "AUTH"),
+        // A model not ready, under a 4xx: the server's state. Under a 503 it is capacity.
+        (
+            400,
+            r#"{"error":{"message":"Model my-model is not ready yet."}}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            503,
+            r#"{"error":{"message":"Model is not ready yet, still loading"}}"#,
+            "OVERLOADED",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"request body not ready to parse"}}"#,
+            "INVALID_REQUEST",
+        ),
+        // Credentials named as a header, or in the plural.
+        (400, "Error: Missing Authentication header", "AUTH"),
+        (
+            400,
+            "Error: No API keys found (for gpt-4o). You can configure API secrets at https://example.com/settings",
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"invalid authorization"}}"#,
+            "AUTH",
+        ),
+        // A system past its load, shedding what it can.
+        (
+            429,
+            "inference error: ResourceExhausted - system saturated, sheddable request dropped",
+            "OVERLOADED",
+        ),
+        // A prompt guard's own answer.
+        (
+            422,
+            r#"{"action":"GUARDRAIL_INTERVENED","actionReason":"Violation of applied semantic prompt guard constraints detected.","direction":"REQUEST"}"#,
+            "CONTENT_FILTER",
+        ),
+    ] {
+        assert_eq!(code(status, body), want, "{status} {body}");
+    }
+}

@@ -465,3 +465,42 @@ fn a_gateways_refusal_written_as_a_completion_with_no_tokens_counted_is_a_conten
         assert_eq!(finish_of(&chunks).kind, FinishKind::Stop);
     }
 }
+
+#[test]
+fn a_2xx_body_that_says_it_failed_is_classified_by_its_traceback() {
+    for (body, want) in [
+        (
+            r#"{"ok": false, "traceback": "Traceback (most recent call last):\n  File \"api.py\", line 29, in generate\n    raise ValueError(f\"We do not provide public API for {model_name} due to license restrictions\")\nValueError: We do not provide public API for meta-llama/Llama-2-70b due to license restrictions\n"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            r#"{"ok": false, "traceback": "Traceback (most recent call last):\n  File \"api.py\", line 27, in generate\n    model, tokenizer = models[model_name]\nKeyError: 'gpt-4'\n"}"#,
+            "INVALID_REQUEST",
+        ),
+        // A crash that names no request fault is the server's.
+        (
+            r#"{"ok": false, "traceback": "Traceback (most recent call last):\n  File \"api.py\", line 40\nRuntimeError: CUDA error: an illegal memory access was encountered\n"}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            r#"{"success": false, "message": "Invalid API key"}"#,
+            "AUTH",
+        ),
+    ] {
+        let f = finish_of(&decoded(body));
+        let failure = f.failure.expect("a failure");
+        assert_eq!(
+            (f.kind, failure.code.as_str()),
+            (FinishKind::Error, want),
+            "{body}"
+        );
+    }
+    // A body that says it succeeded is still no completion.
+    let f = finish_of(&decoded(r#"{"ok": true, "outputs": "hi"}"#));
+    assert!(
+        f.failure
+            .unwrap()
+            .message
+            .contains("neither a chat completion nor an error")
+    );
+}

@@ -396,6 +396,8 @@ const MESSAGE_KEYS: &[&str] = &[
     "errorMessage",
     "errmsg",
     "status_msg",
+    // Last: a Python server's traceback, whose final line names the exception and its message.
+    "traceback",
 ];
 
 /// The first object below `value` (breadth first, four levels at most) that carries a message
@@ -632,6 +634,12 @@ fn code_by_meaning(labels: &[String], text: &str, status: Option<u16>) -> Failur
     {
         return codes::AUTH;
     }
+    // A key's (or an account's) own limit spent, refused with a 401, 402 or 403 rather than a 429
+    // ("Unauthorized - Key limit-exceeded"): a spending or usage allowance, not the credential;
+    // a rate would come as a 429.
+    if matches!(status, Some(401..=403)) && says_key_limit_exceeded(text) {
+        return codes::QUOTA_EXCEEDED;
+    }
     // No credential set at all ("No API key set for provider: openai. Please add a provider key
     // in your settings or add credits ..."): nothing was billed or refused for money, whatever
     // other remedy the message offers.
@@ -665,6 +673,11 @@ fn code_by_meaning(labels: &[String], text: &str, status: Option<u16>) -> Failur
         || says_bare_forbidden(text)
     {
         return codes::AUTH;
+    }
+    // A model not ready yet (loading, scaling), refused with a 4xx ("Model my-model is not ready
+    // yet." under a 400): the server's state, not the request's fault. Under a 503 it is capacity.
+    if status.is_some_and(|s| (400..500).contains(&s)) && says_model_not_ready(text) {
+        return codes::SERVER_ERROR;
     }
     // A model the server does not offer ("Model gpt-4-turbo-preview is not supported"), whatever
     // the status (OpenCode Zen answers it with a 401).
@@ -807,6 +820,30 @@ fn says_bare_forbidden(text: &str) -> bool {
     })
 }
 
+/// A key's, an account's or a user's own limit said to be exceeded or reached ("Key
+/// limit-exceeded", "user limit reached"), with no per-minute budget named.
+fn says_key_limit_exceeded(text: &str) -> bool {
+    let words = meaning::words(text);
+    let named = (1..words.len()).any(|i| {
+        words[i] == "limit"
+            && matches!(words[i - 1], "key" | "account" | "user")
+            && words[i + 1..(i + 3).min(words.len())]
+                .iter()
+                .any(|w| matches!(*w, "exceeded" | "reached"))
+    });
+    named && !meaning::says_per_minute_budget(text)
+}
+
+/// A model named as not ready ("Model my-model is not ready yet.", "model not ready").
+fn says_model_not_ready(text: &str) -> bool {
+    let words = meaning::words(text);
+    (0..words.len()).any(|i| {
+        words[i] == "ready"
+            && words[i.saturating_sub(2)..i].contains(&"not")
+            && words[i.saturating_sub(6)..i].contains(&"model")
+    })
+}
+
 /// Every credential of a pool (cookies, keys, accounts, tokens) said to be unavailable for a while:
 /// "All cookies are temporarily unavailable.", "all keys are temporarily unavailable". A pool with
 /// no account at all, or one unavailable for good, is not this.
@@ -876,7 +913,12 @@ fn says_sensitive(text: &str) -> bool {
 const CREDENTIALS: &[&str] = &[
     "token",
     "apikey",
+    // "No API keys found" ("api keys" becomes "apikeys").
+    "apikeys",
     "api_key",
+    // "Missing Authentication header", "invalid authorization".
+    "authentication",
+    "authorization",
     "accesskey",
     "credential",
     "credentials",
@@ -990,6 +1032,17 @@ fn says_model_not_offered(text: &str) -> bool {
     .iter()
     .any(|p| text.contains(p))
     {
+        return true;
+    }
+    // A server that says it serves no API for the model ("We do not provide public API for
+    // meta-llama/... due to license restrictions").
+    if text.contains("do not provide") && (text.contains(" api for") || text.contains("access to"))
+    {
+        return true;
+    }
+    // A Python server's model table without the model: a `KeyError` raised on the line that looks
+    // it up (`models[model_name]`), as its traceback shows.
+    if text.contains("keyerror:") && (text.contains("models[") || text.contains("[model_name]")) {
         return true;
     }
     const NOT_OFFERED: &[&str] = &["is not supported", "not found", "does not exist"];
@@ -1148,6 +1201,9 @@ const CONTENT_WORDING: &[&str] = &[
     // Gateways' prompt guards: "Request was filtered by Lakera Guard", "request failed content
     // safety check", "Content moderation failed in the following categories".
     "was filtered by",
+    // WSO2's guardrails: "action": "GUARDRAIL_INTERVENED", "... semantic prompt guard constraints".
+    "prompt guard",
+    "guardrail_intervened",
     "content safety",
     "content moderation",
     "moderation failed",

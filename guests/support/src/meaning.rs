@@ -656,6 +656,11 @@ const OVERLOAD_WORDING: &[&str] = &[
     // A server's request queue full ("The inference queue is full."): no room, whoever asks.
     "queue is full",
     "queue full",
+    // A system past its load, dropping what it can ("system saturated, sheddable request dropped").
+    "saturated",
+    "load shedding",
+    "shedding load",
+    "sheddable",
     "负载已饱和",
     "繁忙",
     "访问量过大",
