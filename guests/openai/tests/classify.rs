@@ -12,6 +12,13 @@ fn code(status: u16, body: &str) -> String {
         .to_string()
 }
 
+/// Each `(status, body, code)` classifies as `code`.
+fn assert_codes(cases: &[(u16, &str, &str)]) {
+    for (status, body, want) in cases {
+        assert_eq!(code(*status, body), *want, "{status} {body}");
+    }
+}
+
 #[test]
 fn context_overflow_by_meaning_across_servers() {
     let cases = [
@@ -456,7 +463,7 @@ fn a_token_count_over_a_limit_and_a_request_to_shorten_are_overflows_in_any_word
         assert_eq!(code(400, body), "CONTEXT_WINDOW_EXCEEDED", "{body}");
     }
     // Not overflows: an output parameter over its own cap, a budget to wait out, a rate.
-    for (status, body, want) in [
+    assert_codes(&[
         (
             400,
             r#"{"error":{"message":"max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens"}}"#,
@@ -482,9 +489,7 @@ fn a_token_count_over_a_limit_and_a_request_to_shorten_are_overflows_in_any_word
             r#"{"error":{"message":"Please reduce the request rate"}}"#,
             "INVALID_REQUEST",
         ),
-    ] {
-        assert_eq!(code(status, body), want, "{body}");
-    }
+    ]);
 }
 
 #[test]
@@ -537,7 +542,7 @@ fn capacity_is_servers_full_unless_it_counts_tokens() {
 
 #[test]
 fn auth_throttling_and_deadlines_in_general_words() {
-    for (status, body, want) in [
+    assert_codes(&[
         (
             400,
             r#"{"error":{"message":"Unauthorized: invalid token"}}"#,
@@ -580,14 +585,12 @@ fn auth_throttling_and_deadlines_in_general_words() {
             r#"{"error":{"message":"deadline exceeded is not a valid value for stop"}}"#,
             "INVALID_REQUEST",
         ),
-    ] {
-        assert_eq!(code(status, body), want, "{body}");
-    }
+    ]);
 }
 
 #[test]
 fn access_to_a_model_busy_servers_and_an_output_cap_by_meaning() {
-    for (status, body, want) in [
+    assert_codes(&[
         (
             400,
             r#"{"error":{"message":"Project `p` is not allowed to use Publisher Model `m`"}}"#,
@@ -632,14 +635,12 @@ fn access_to_a_model_busy_servers_and_an_output_cap_by_meaning() {
             r#"{"error":{"message":"input length and max_tokens exceed context limit: 174167 + 64000 > 200000"}}"#,
             "CONTEXT_WINDOW_EXCEEDED",
         ),
-    ] {
-        assert_eq!(code(status, body), want, "{body}");
-    }
+    ]);
 }
 
 #[test]
 fn quota_in_its_own_words_beats_a_permission_label_and_a_short_horizon_beats_money() {
-    for (status, body, want) in [
+    assert_codes(&[
         (
             403,
             r#"{"error":{"message":"Access forbidden: api key quota exceeded, daily_limit_amount=100","type":"permission_error","code":"forbidden"}}"#,
@@ -683,14 +684,12 @@ fn quota_in_its_own_words_beats_a_permission_label_and_a_short_horizon_beats_mon
             r#"{"error":{"message":"Insufficient credits"}}"#,
             "QUOTA_EXCEEDED",
         ),
-    ] {
-        assert_eq!(code(status, body), want, "{body}");
-    }
+    ]);
 }
 
 #[test]
 fn routing_permission_sensitivity_and_failed_services_by_meaning() {
-    for (status, body, want) in [
+    assert_codes(&[
         (
             503,
             r#"{"error":{"message":"当前分组 default 下对于模型 x 无可用渠道","type":"new_api_error"}}"#,
@@ -736,14 +735,12 @@ fn routing_permission_sensitivity_and_failed_services_by_meaning() {
             r#"{"error":{"message":"invalid key 'foo' in the request body"}}"#,
             "INVALID_REQUEST",
         ),
-    ] {
-        assert_eq!(code(status, body), want, "{body}");
-    }
+    ]);
 }
 
 #[test]
 fn time_maintenance_unloaded_models_validation_and_budgets_by_meaning() {
-    for (status, body, want) in [
+    assert_codes(&[
         // "too long" of time is a timeout, not an overflow.
         (
             504,
@@ -819,14 +816,12 @@ fn time_maintenance_unloaded_models_validation_and_budgets_by_meaning() {
             r#"{"error":{"message":"budget_tokens must be less than max_tokens"}}"#,
             "INVALID_REQUEST",
         ),
-    ] {
-        assert_eq!(code(status, body), want, "{body}");
-    }
+    ]);
 }
 
 #[test]
 fn a_message_for_people_the_input_limit_by_name_and_servers_not_set_up() {
-    for (status, body, want) in [
+    assert_codes(&[
         // The message for people says which budget ran out.
         (
             429,
@@ -867,14 +862,12 @@ fn a_message_for_people_the_input_limit_by_name_and_servers_not_set_up() {
             r#"{"header":{"code":11200,"message":"AppIdNoAuthError:(17:17:15.673) domain.generalv3","status":2}}"#,
             "AUTH",
         ),
-    ] {
-        assert_eq!(code(status, body), want, "{body}");
-    }
+    ]);
 }
 
 #[test]
 fn words_naming_another_meaning_outrank_a_rate_label_plans_sizes_and_refused_clients() {
-    for (status, body, want) in [
+    assert_codes(&[
         // A relay's catch-all rate label over money, a plan without the model, overload and a
         // daily limit used up.
         (
@@ -956,14 +949,12 @@ fn words_naming_another_meaning_outrank_a_rate_label_plans_sizes_and_refused_cli
             r#"{"error":{"message":"temperature only allows values between 0 and 2"}}"#,
             "INVALID_REQUEST",
         ),
-    ] {
-        assert_eq!(code(status, body), want, "{body}");
-    }
+    ]);
 }
 
 #[test]
 fn a_status_named_internal_guardrails_comparisons_a_failed_dependency_and_aws_message_keys() {
-    for (status, body, want) in [
+    assert_codes(&[
         // gRPC's and absl's status name for a server-side failure, under any status.
         (
             400,
@@ -1018,9 +1009,7 @@ fn a_status_named_internal_guardrails_comparisons_a_failed_dependency_and_aws_me
             r#"{"Message": "Missing Authentication Token"}"#,
             "AUTH",
         ),
-    ] {
-        assert_eq!(code(status, body), want, "{body}");
-    }
+    ]);
     let aws = classify_failure(
         &common::head(400, &[]),
         br#"{"Message": "Missing Authentication Token"}"#,
@@ -1031,7 +1020,7 @@ fn a_status_named_internal_guardrails_comparisons_a_failed_dependency_and_aws_me
 #[test]
 fn an_accounts_capacity_offers_ended_shut_off_accounts_refused_credential_kinds_and_models_not_offered()
  {
-    for (status, body, want) in [
+    assert_codes(&[
         // "Your capacity" is the account's allowance; its stated reset tells quota from rate.
         (
             429,
@@ -1108,9 +1097,7 @@ fn an_accounts_capacity_offers_ended_shut_off_accounts_refused_credential_kinds_
             r#"{"error":{"message":"Invalid API key: key not found"}}"#,
             "AUTH",
         ),
-    ] {
-        assert_eq!(code(status, body), want, "{body}");
-    }
+    ]);
 }
 
 #[test]
@@ -1130,7 +1117,7 @@ fn in_band_overload_under_openais_server_error_is_overload_but_not_under_anthrop
 
 #[test]
 fn a_quota_named_apart_from_its_fate_missing_credentials_full_queues_and_servers_going_away() {
-    for (status, body, want) in [
+    assert_codes(&[
         // A name between the quota and what happened to it.
         (
             400,
@@ -1164,14 +1151,12 @@ fn a_quota_named_apart_from_its_fate_missing_credentials_full_queues_and_servers
             r#"{"error":{"message":"Service Unavailable"}}"#,
             "OVERLOADED",
         ),
-    ] {
-        assert_eq!(code(status, body), want, "{body}");
-    }
+    ]);
 }
 
 #[test]
 fn a_trial_that_does_not_support_a_model_and_a_wait_for_the_engine_that_timed_out() {
-    for (status, body, want) in [
+    assert_codes(&[
         (
             400,
             r#"{"code":"model_currently_not_support","message":"Acme Hosted trial currently not support the GPT-4 model.","status":400}"#,
@@ -1197,14 +1182,12 @@ fn a_trial_that_does_not_support_a_model_and_a_wait_for_the_engine_that_timed_ou
             r#"{"error":{"message":"Timed out waiting for the inference engine."}}"#,
             "TIMEOUT",
         ),
-    ] {
-        assert_eq!(code(status, body), want, "{body}");
-    }
+    ]);
 }
 
 #[test]
 fn prompt_guards_quotas_with_nothing_left_and_a_load_balancers_limit() {
-    for (status, body, want) in [
+    assert_codes(&[
         (
             403,
             r#"{"error":{"message":"Request was filtered by Lakera Guard"}}"#,
@@ -1241,14 +1224,12 @@ fn prompt_guards_quotas_with_nothing_left_and_a_load_balancers_limit() {
             "no healthy upstream behind the load balancer",
             "SERVER_ERROR",
         ),
-    ] {
-        assert_eq!(code(status, body), want, "{body}");
-    }
+    ]);
 }
 
 #[test]
 fn guards_that_word_a_refusal_by_what_they_judged_and_parameters_a_request_lacks() {
-    for (status, body, want) in [
+    assert_codes(&[
         (
             400,
             r#"{"message":"Request contains prohibited content"}"#,
@@ -1341,15 +1322,12 @@ fn guards_that_word_a_refusal_by_what_they_judged_and_parameters_a_request_lacks
             r#"{"error":{"message":"Rate limited: too many requests"}}"#,
             "RATE_LIMITED",
         ),
-    ] {
-        assert_eq!(code(status, body), want, "{status} {body}");
-    }
+    ]);
 }
 
 #[test]
-fn counts_named_by_their_field_models_named_wrong_refused_connections_bare_forbiddens_entitlements_and_per_minute_quota_labels()
- {
-    for (status, body, want) in [
+fn input_counts_by_field_wrong_models_refused_connections_bare_forbiddens_and_quota_labels() {
+    assert_codes(&[
         // An input's token count by its field's name, over a sequence length by its name.
         (
             400,
@@ -1451,14 +1429,12 @@ fn counts_named_by_their_field_models_named_wrong_refused_connections_bare_forbi
             r#"{"error":{"message":"insufficient balance; tpm limit does not apply","code":"insufficient_quota"}}"#,
             "QUOTA_EXCEEDED",
         ),
-    ] {
-        assert_eq!(code(status, body), want, "{status} {body}");
-    }
+    ]);
 }
 
 #[test]
 fn no_credential_set_money_words_that_only_condition_a_rate_and_errors_wrapped_in_a_relays_text() {
-    for (status, body, want) in [
+    assert_codes(&[
         // No credential there at all, whatever else the message offers as a remedy.
         (
             400,
@@ -1516,14 +1492,12 @@ fn no_credential_set_money_words_that_only_condition_a_rate_and_errors_wrapped_i
             r#"{"error":{"message":"template {name} failed to render"}}"#,
             "SERVER_ERROR",
         ),
-    ] {
-        assert_eq!(code(status, body), want, "{status} {body}");
-    }
+    ]);
 }
 
 #[test]
 fn a_context_run_out_models_unsupported_balances_not_enough_unsafe_codes_and_failed_moral_checks() {
-    for (status, body, want) in [
+    assert_codes(&[
         // The context ran out, in words or as one label-like word.
         (
             400,
@@ -1603,14 +1577,12 @@ fn a_context_run_out_models_unsupported_balances_not_enough_unsafe_codes_and_fai
             r#"{"error":{"message":"health check failed for upstream"}}"#,
             "INVALID_REQUEST",
         ),
-    ] {
-        assert_eq!(code(status, body), want, "{status} {body}");
-    }
+    ]);
 }
 
 #[test]
 fn an_upstream_status_a_proxy_names_in_its_words_and_what_else_proxies_say() {
-    for (status, body, want) in [
+    assert_codes(&[
         // The upstream's status, named as a number after a word that introduces one.
         (
             500,
@@ -1706,15 +1678,12 @@ fn an_upstream_status_a_proxy_names_in_its_words_and_what_else_proxies_say() {
             r#"{"error":{"message":"no cookies configured"}}"#,
             "SERVER_ERROR",
         ),
-    ] {
-        assert_eq!(code(status, body), want, "{status} {body}");
-    }
+    ]);
 }
 
 #[test]
-fn key_limits_refused_as_auth_models_not_ready_credential_headers_saturated_systems_and_prompt_guards()
- {
-    for (status, body, want) in [
+fn key_limits_models_not_ready_credential_headers_saturation_and_prompt_guards() {
+    assert_codes(&[
         // A key's own limit spent, refused with a 403 rather than a 429.
         (403, "Unauthorized - Key limit-exceeded", "QUOTA_EXCEEDED"),
         (
@@ -1770,7 +1739,5 @@ fn key_limits_refused_as_auth_models_not_ready_credential_headers_saturated_syst
             r#"{"action":"GUARDRAIL_INTERVENED","actionReason":"Violation of applied semantic prompt guard constraints detected.","direction":"REQUEST"}"#,
             "CONTENT_FILTER",
         ),
-    ] {
-        assert_eq!(code(status, body), want, "{status} {body}");
-    }
+    ]);
 }

@@ -319,7 +319,7 @@ fn garbage_is_an_unparseable_server_error() {
 
 #[test]
 fn an_error_in_an_envelope_of_its_own_in_a_2xx_body_is_classified() {
-    for (body, want) in [
+    assert_failure_codes(&[
         (
             r#"{"error_code":17,"error_msg":"Open api daily request limit reached"}"#,
             "QUOTA_EXCEEDED",
@@ -336,15 +336,7 @@ fn an_error_in_an_envelope_of_its_own_in_a_2xx_body_is_classified() {
             r#"{"code":500,"message":"upstream crashed"}"#,
             "SERVER_ERROR",
         ),
-    ] {
-        let f = finish_of(&decoded(body));
-        let failure = f.failure.expect("a failure");
-        assert_eq!(
-            (f.kind, failure.code.as_str()),
-            (FinishKind::Error, want),
-            "{body}"
-        );
-    }
+    ]);
     let long = "x".repeat(10_000);
     let failure = finish_of(&decode(&long)).failure.unwrap();
     assert!(failure.message.len() < 600, "the quote is truncated");
@@ -408,7 +400,7 @@ fn a_calls_extra_content_is_its_provider_data() {
 
 #[test]
 fn an_error_one_object_down_in_a_2xx_body_is_classified() {
-    for (body, want) in [
+    assert_failure_codes(&[
         (
             r#"{"header":{"code":11202,"message":"AppIdQpsOverFlowError","sid":"cht1","status":2}}"#,
             "RATE_LIMITED",
@@ -417,15 +409,7 @@ fn an_error_one_object_down_in_a_2xx_body_is_classified() {
             r#"{"header":{"code":10003,"message":"ClientMsgError: invalid model domain","sid":"cht2","status":2}}"#,
             "INVALID_REQUEST",
         ),
-    ] {
-        let f = finish_of(&decoded(body));
-        let failure = f.failure.expect("a failure");
-        assert_eq!(
-            (f.kind, failure.code.as_str()),
-            (FinishKind::Error, want),
-            "{body}"
-        );
-    }
+    ]);
     // An object one level down without a message is no error.
     let f = finish_of(&decoded(r#"{"result":{"code":0,"data":"x"}}"#));
     assert!(
@@ -468,7 +452,7 @@ fn a_gateways_refusal_written_as_a_completion_with_no_tokens_counted_is_a_conten
 
 #[test]
 fn a_2xx_body_that_says_it_failed_is_classified_by_its_traceback() {
-    for (body, want) in [
+    assert_failure_codes(&[
         (
             r#"{"ok": false, "traceback": "Traceback (most recent call last):\n  File \"api.py\", line 29, in generate\n    raise ValueError(f\"We do not provide public API for {model_name} due to license restrictions\")\nValueError: We do not provide public API for meta-llama/Llama-2-70b due to license restrictions\n"}"#,
             "INVALID_REQUEST",
@@ -486,15 +470,7 @@ fn a_2xx_body_that_says_it_failed_is_classified_by_its_traceback() {
             r#"{"success": false, "message": "Invalid API key"}"#,
             "AUTH",
         ),
-    ] {
-        let f = finish_of(&decoded(body));
-        let failure = f.failure.expect("a failure");
-        assert_eq!(
-            (f.kind, failure.code.as_str()),
-            (FinishKind::Error, want),
-            "{body}"
-        );
-    }
+    ]);
     // A body that says it succeeded is still no completion.
     let f = finish_of(&decoded(r#"{"ok": true, "outputs": "hi"}"#));
     assert!(
@@ -503,4 +479,17 @@ fn a_2xx_body_that_says_it_failed_is_classified_by_its_traceback() {
             .message
             .contains("neither a chat completion nor an error")
     );
+}
+
+/// Each `(body, code)` decodes to an error finish whose failure is `code`.
+fn assert_failure_codes(cases: &[(&str, &str)]) {
+    for (body, want) in cases {
+        let f = finish_of(&decoded(body));
+        let failure = f.failure.expect("a failure");
+        assert_eq!(
+            (f.kind, failure.code.as_str()),
+            (FinishKind::Error, *want),
+            "{body}"
+        );
+    }
 }
