@@ -47,7 +47,7 @@ fn carries_an_error(v: &Value) -> bool {
         || failed
         || coded(o)
         // One level down, as iFlytek's frames put it: `{"header": {"code": 11200, "message": ...}}`.
-        || o.values().filter_map(Value::as_object).any(|inner| coded(inner))
+        || o.values().filter_map(Value::as_object).any(coded)
 }
 
 /// Whether the typed fast path takes the event `data` (tests check it covers the common shapes).

@@ -525,17 +525,58 @@ fn upstream_status_named(text: &str, status: Option<u16>) -> Option<(u16, String
 /// The code for what an error says (its labels, its words) and its status: see [`code_for`],
 /// which may put an upstream's status named in the words in place of the proxy's own.
 fn code_by_meaning(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
-    let label = |pred: &dyn Fn(&str) -> bool| labels.iter().any(|l| pred(l));
-    let says = |patterns: &[&str]| patterns.iter().any(|p| text.contains(p));
-    // In band there is no status, but a label can say the same (Anthropic's `api_error`, "an
-    // unexpected error internal to Anthropic's systems").
-    let server_status = status.is_some_and(|s| s >= 500)
-        || (status.is_none() && label(&|l| SERVER_LABELS.contains(&l)));
+    let said = Said::new(labels, text, status);
+    by_labels(&said)
+        .or_else(|| by_wording(&said))
+        .or_else(|| by_rpc_status(&said))
+        .or_else(|| status.map(by_status))
+        .unwrap_or_else(|| in_band_fallback(&said))
+}
 
-    // 1. Labels that name a meaning.
-    // ... or one that names the input's limit (DuckDuckGo's `ERR_INPUT_LIMIT`, wrapped by gpt4free).
+/// What one error says, as the rules read it.
+#[derive(Clone, Copy)]
+struct Said<'a> {
+    /// Lower-cased machine labels (`type`, `code`, `status`, ...).
+    labels: &'a [String],
+    /// The normalized words: the message and any other wording the provider sent.
+    text: &'a str,
+    status: Option<u16>,
+    /// A 5xx, or in band a label that says the same (Anthropic's `api_error`, "an unexpected
+    /// error internal to Anthropic's systems").
+    server_status: bool,
+}
+
+impl<'a> Said<'a> {
+    fn new(labels: &'a [String], text: &'a str, status: Option<u16>) -> Self {
+        let server_status = status.is_some_and(|s| s >= 500)
+            || (status.is_none() && labels.iter().any(|l| SERVER_LABELS.contains(&l.as_str())));
+        Said {
+            labels,
+            text,
+            status,
+            server_status,
+        }
+    }
+
+    fn label(&self, pred: &dyn Fn(&str) -> bool) -> bool {
+        self.labels.iter().any(|l| pred(l))
+    }
+
+    fn says(&self, patterns: &[&str]) -> bool {
+        patterns.iter().any(|p| self.text.contains(p))
+    }
+}
+
+/// Step 1: labels that name a meaning, read before any words (with the words that outrank a label
+/// where a provider is known to put one label on two meanings).
+fn by_labels(said: &Said) -> Option<FailureCode> {
+    let text = said.text;
+    let label = |pred: &dyn Fn(&str) -> bool| said.label(pred);
+    let says = |patterns: &[&str]| said.says(patterns);
+    // A context label, or one that names the input's limit (DuckDuckGo's `ERR_INPUT_LIMIT`, wrapped
+    // by gpt4free).
     if label(&|l| CONTEXT_LABELS.contains(&l) || l.contains("input_limit")) {
-        return codes::CONTEXT_WINDOW_EXCEEDED;
+        return Some(codes::CONTEXT_WINDOW_EXCEEDED);
     }
     // A quota label: a known one, or one that says a quota is insufficient ("insufficient_user_quota").
     // A quota merely "exceeded" can be per minute (Cerebras' `request_quota_exceeded`): the words decide.
@@ -553,14 +594,14 @@ fn code_by_meaning(labels: &[String], text: &str, status: Option<u16>) -> Failur
             && !meaning::says_allowance_spent(text)
             && !label(&|l| l.starts_with("quota_"))
         {
-            return codes::RATE_LIMITED;
+            return Some(codes::RATE_LIMITED);
         }
-        return codes::QUOTA_EXCEEDED;
+        return Some(codes::QUOTA_EXCEEDED);
     }
     // A service behind the request failed ("Sensitive check error", "Web search error"), whatever the
     // status: before the content and wording rules, which would read its subject.
     if says(SERVICE_FAILURE_WORDING) || says_status_internal(text) {
-        return codes::SERVER_ERROR;
+        return Some(codes::SERVER_ERROR);
     }
     if label(&|l| {
         l.contains("content_filter")
@@ -570,7 +611,7 @@ fn code_by_meaning(labels: &[String], text: &str, status: Option<u16>) -> Failur
             || l.contains("unsafe")
             || l.contains("moderation")
     }) {
-        return codes::CONTENT_FILTER;
+        return Some(codes::CONTENT_FILTER);
     }
     if label(&|l| {
         l.contains("api_key")
@@ -582,12 +623,12 @@ fn code_by_meaning(labels: &[String], text: &str, status: Option<u16>) -> Failur
         // Refused because money or a quota ran out ("Access forbidden: api key quota exceeded,
         // daily_limit_amount=100", type `permission_error`): waiting will not help, paying will.
         if meaning::says_quota_exhausted(text) {
-            return codes::QUOTA_EXCEEDED;
+            return Some(codes::QUOTA_EXCEEDED);
         }
-        return codes::AUTH;
+        return Some(codes::AUTH);
     }
     if label(&|l| l.contains("overloaded")) {
-        return codes::OVERLOADED;
+        return Some(codes::OVERLOADED);
     }
     if label(&|l| l.contains("rate_limit") || RATE_LABELS.contains(&l)) {
         // A rate label is often a relay's or a compatible route's catch-all for its 429s (Z.ai's
@@ -598,22 +639,36 @@ fn code_by_meaning(labels: &[String], text: &str, status: Option<u16>) -> Failur
             // without the model, a daily limit used up: waiting a retry's worth will not cure it. A stated wait under an
             // hour keeps it a rate.
             if meaning::says_usage_cap(text) || meaning::says_allowance_spent(text) {
-                return codes::QUOTA_EXCEEDED;
+                return Some(codes::QUOTA_EXCEEDED);
             }
             // The servers full, not the account over its rate ("The engine is currently
             // overloaded, please try again later", "Timed out waiting for the inference engine.").
             if (meaning::says_overloaded(text) || says(WAITED_OUT)) && !says(RATE_WORDING) {
-                return codes::OVERLOADED;
+                return Some(codes::OVERLOADED);
             }
         }
-        return codes::RATE_LIMITED;
+        return Some(codes::RATE_LIMITED);
     }
     if label(&|l| l.contains("timeout") || l == "deadline_exceeded") {
-        return codes::TIMEOUT;
+        return Some(codes::TIMEOUT);
     }
+    None
+}
 
-    // 2. Wording. Per-minute budgets are rate limits even when they mention tokens ("Request too
-    // large for gpt-4o ... on tokens per min"): waiting helps, compaction is not needed.
+/// Step 2: wording, in order of precedence: what the account, the content and the credential are said
+/// to be, then the request, then the servers; the order is the rules' judgement where two
+/// meanings are named at once.
+fn by_wording(said: &Said) -> Option<FailureCode> {
+    let Said {
+        text,
+        status,
+        server_status,
+        ..
+    } = *said;
+    let label = |pred: &dyn Fn(&str) -> bool| said.label(pred);
+    let says = |patterns: &[&str]| said.says(patterns);
+    // Per-minute budgets are rate limits even when they mention tokens ("Request too large for
+    // gpt-4o ... on tokens per min"): waiting helps, compaction is not needed.
     let rate_wording = says(RATE_WORDING);
     // An account shut off ("This billing account is suspended"): someone must restore it, whatever
     // its bill says; only a balance named as run out makes it the money's (below).
@@ -632,19 +687,19 @@ fn code_by_meaning(labels: &[String], text: &str, status: Option<u16>) -> Failur
             "欠费",
         ])
     {
-        return codes::AUTH;
+        return Some(codes::AUTH);
     }
     // A key's (or an account's) own limit spent, refused with a 401, 402 or 403 rather than a 429
     // ("Unauthorized - Key limit-exceeded"): a spending or usage allowance, not the credential;
     // a rate would come as a 429.
     if matches!(status, Some(401..=403)) && says_key_limit_exceeded(text) {
-        return codes::QUOTA_EXCEEDED;
+        return Some(codes::QUOTA_EXCEEDED);
     }
     // No credential set at all ("No API key set for provider: openai. Please add a provider key
     // in your settings or add credits ..."): nothing was billed or refused for money, whatever
     // other remedy the message offers.
     if says_no_credential(text) {
-        return codes::AUTH;
+        return Some(codes::AUTH);
     }
     // Money words that only condition a per-minute limit ("You have not yet added your payment
     // method in the billing page and will have reduced rate limits of 3 RPM and 10K TPM"): the
@@ -652,7 +707,7 @@ fn code_by_meaning(labels: &[String], text: &str, status: Option<u16>) -> Failur
     let per_minute_only =
         meaning::says_per_minute_budget(text) && !meaning::says_allowance_spent(text);
     if meaning::says_quota_exhausted(text) && !per_minute_only {
-        return codes::QUOTA_EXCEEDED;
+        return Some(codes::QUOTA_EXCEEDED);
     }
     // A guardrail (Portkey's, Bedrock's, NeMo's) is a policy check on what goes in or comes out;
     // so is a prompt guard that words its refusal by what it judged (`meaning::says_policy_refusal`).
@@ -663,7 +718,7 @@ fn code_by_meaning(labels: &[String], text: &str, status: Option<u16>) -> Failur
             .any(|w| *w == "guardrail" || *w == "guardrails")
         || meaning::says_policy_refusal(text)
     {
-        return codes::CONTENT_FILTER;
+        return Some(codes::CONTENT_FILTER);
     }
     if says(AUTH_WORDING)
         || says_credential_invalid(text)
@@ -672,17 +727,17 @@ fn code_by_meaning(labels: &[String], text: &str, status: Option<u16>) -> Failur
         || (says(ACCESS_WORDING) && !says(MODEL_NAMED_WRONG))
         || says_bare_forbidden(text)
     {
-        return codes::AUTH;
+        return Some(codes::AUTH);
     }
     // A model not ready yet (loading, scaling), refused with a 4xx ("Model my-model is not ready
     // yet." under a 400): the server's state, not the request's fault. Under a 503 it is capacity.
     if status.is_some_and(|s| (400..500).contains(&s)) && says_model_not_ready(text) {
-        return codes::SERVER_ERROR;
+        return Some(codes::SERVER_ERROR);
     }
     // A model the server does not offer ("Model gpt-4-turbo-preview is not supported"), whatever
     // the status (OpenCode Zen answers it with a 401).
     if says_model_not_offered(text) {
-        return codes::INVALID_REQUEST;
+        return Some(codes::INVALID_REQUEST);
     }
     // A parameter or feature the models here do not take ("'echo' is not supported by
     // encoder-decoder models" under a 500): the request asked for it, whatever the status.
@@ -692,39 +747,39 @@ fn code_by_meaning(labels: &[String], text: &str, status: Option<u16>) -> Failur
         "is not supported for this model",
         "is not supported with",
     ]) {
-        return codes::INVALID_REQUEST;
+        return Some(codes::INVALID_REQUEST);
     }
     // A parameter the request lacks ("Missing max tokens for rate limited request", "missing
     // required parameter 'messages'"): the request's fault under any status, whatever the rest
     // of the sentence names (here a rate limit the parameter was needed for).
     if says_parameter_missing(text) {
-        return codes::INVALID_REQUEST;
+        return Some(codes::INVALID_REQUEST);
     }
     // A gateway with no route for the model (one-api and new-api: "no available channel for model
     // ... under group default", "无可用渠道"): the model is not offered there, whatever the status.
     if says(&["no available channel", "no channel available", "无可用渠道"]) {
-        return codes::INVALID_REQUEST;
+        return Some(codes::INVALID_REQUEST);
     }
     // Every credential of a proxy's pool out for a while ("All cookies are temporarily
     // unavailable."): the accounts behind it are at their limits, which refill; a rate, whatever
     // the proxy's status.
     if says_credential_pool_spent(text) {
-        return codes::RATE_LIMITED;
+        return Some(codes::RATE_LIMITED);
     }
     // The model's process died, whatever status the server put on it (LM Studio: 400 "The model
     // has crashed without additional information").
     if says(&["has crashed", "model crashed", "process crashed"]) {
-        return codes::SERVER_ERROR;
+        return Some(codes::SERVER_ERROR);
     }
     // A time-out waiting for the engine, answered with a 4xx ("Timed out waiting for the inference
     // engine." under a 429): the server had no room in time. In band or under a 5xx: TIMEOUT, below.
     if status.is_some_and(|s| (400..500).contains(&s)) && says(WAITED_OUT) {
-        return codes::OVERLOADED;
+        return Some(codes::OVERLOADED);
     }
     // A 5xx keeps its status's meaning: a 500 whose text says "Overloaded" is a server error (see the
     // fixture anthropic-500-api-error-overloaded); a 429 or an in-band error saying so is overload.
     if !server_status && meaning::says_overloaded(text) {
-        return codes::OVERLOADED;
+        return Some(codes::OVERLOADED);
     }
     // A limit a load balancer puts on the backends behind it ("Exceeded maximum request limit from
     // ai-load-balancer."): the servers have no room, not the account over its rate.
@@ -732,32 +787,35 @@ fn code_by_meaning(labels: &[String], text: &str, status: Option<u16>) -> Failur
         && text.contains("limit")
         && (text.contains("load balancer") || text.contains("load-balancer"))
     {
-        return codes::OVERLOADED;
+        return Some(codes::OVERLOADED);
     }
     if rate_wording {
-        return codes::RATE_LIMITED;
+        return Some(codes::RATE_LIMITED);
     }
     // A 429 is about throughput ("Too many tokens, please wait"), never one request's length.
     if status != Some(429) && meaning::says_context_overflow(text) {
-        return codes::CONTEXT_WINDOW_EXCEEDED;
+        return Some(codes::CONTEXT_WINDOW_EXCEEDED);
     }
     if (status.is_none() || server_status)
         && (says(&["timeout", "deadline exceeded"]) || meaning::says_too_slow(text))
     {
-        return codes::TIMEOUT;
+        return Some(codes::TIMEOUT);
     }
     // The request itself could not be read or did not validate, whatever the status (FastChat's
     // 500 "1 validation error for Request", KoboldCpp's 500 "Error parsing input." typed `bad_input`).
     if label(&|l| l == "bad_input" || l.contains("validation")) || says(INPUT_REJECTED_WORDING) {
-        return codes::INVALID_REQUEST;
+        return Some(codes::INVALID_REQUEST);
     }
+    None
+}
 
-    // 3. Google's rpc status names (`"status": "UNAVAILABLE"`), which say more than the HTTP status
-    // a proxy relaying the error may have put on it (a 500 carrying UNAVAILABLE). Labels that are
-    // only a category (INVALID_ARGUMENT, RESOURCE_EXHAUSTED, ...) were read above or fall to the
-    // status.
+/// Step 3: Google's rpc status names (`"status": "UNAVAILABLE"`), which say more than the HTTP status a
+/// proxy relaying the error may have put on it (a 500 carrying UNAVAILABLE). Labels that are only
+/// a category (INVALID_ARGUMENT, RESOURCE_EXHAUSTED, ...) were read above or fall to the status.
+fn by_rpc_status(said: &Said) -> Option<FailureCode> {
+    let label = |pred: &dyn Fn(&str) -> bool| said.label(pred);
     if label(&|l| l == "unavailable") {
-        return codes::OVERLOADED;
+        return Some(codes::OVERLOADED);
     }
     if label(&|l| {
         matches!(
@@ -765,37 +823,42 @@ fn code_by_meaning(labels: &[String], text: &str, status: Option<u16>) -> Failur
             "internal" | "data_loss" | "unknown" | "cancelled" | "aborted"
         )
     }) {
-        return codes::SERVER_ERROR;
+        return Some(codes::SERVER_ERROR);
     }
+    None
+}
 
-    // 4. Status.
-    if let Some(status) = status {
-        return match status {
-            401 | 403 => codes::AUTH,
-            402 => codes::QUOTA_EXCEEDED,
-            408 => codes::TIMEOUT,
-            // Payload Too Large, with nothing said of a per-minute budget (that is a rate limit,
-            // decided above): the request itself is too big, and only a smaller one can succeed.
-            413 => codes::CONTEXT_WINDOW_EXCEEDED,
-            429 => codes::RATE_LIMITED,
-            // Failed Dependency: what the request depended on failed (SageMaker: the model's
-            // container behind the endpoint). The provider's side, unless the words said otherwise.
-            424 => codes::SERVER_ERROR,
-            503 | 529 => codes::OVERLOADED,
-            // 504 (and Cloudflare's 524) mean a gateway gave up waiting for the model: the same
-            // event as our own watchdog's expiry, so TIMEOUT, not SERVER_ERROR. Both are retryable;
-            // TIMEOUT tells the user the request was slow rather than broken.
-            504 | 524 => codes::TIMEOUT,
-            500..=599 => codes::SERVER_ERROR,
-            // 3xx: a redirect the host would not follow means a wrong base URL; retrying won't help.
-            300..=499 => codes::INVALID_REQUEST,
-            _ => codes::SERVER_ERROR,
-        };
+/// Step 4: the status, when nothing said more.
+fn by_status(status: u16) -> FailureCode {
+    match status {
+        401 | 403 => codes::AUTH,
+        402 => codes::QUOTA_EXCEEDED,
+        408 => codes::TIMEOUT,
+        // Payload Too Large, with nothing said of a per-minute budget (that is a rate limit,
+        // decided above): the request itself is too big, and only a smaller one can succeed.
+        413 => codes::CONTEXT_WINDOW_EXCEEDED,
+        429 => codes::RATE_LIMITED,
+        // Failed Dependency: what the request depended on failed (SageMaker: the model's
+        // container behind the endpoint). The provider's side, unless the words said otherwise.
+        424 => codes::SERVER_ERROR,
+        503 | 529 => codes::OVERLOADED,
+        // 504 (and Cloudflare's 524) mean a gateway gave up waiting for the model: the same
+        // event as our own watchdog's expiry, so TIMEOUT, not SERVER_ERROR. Both are retryable;
+        // TIMEOUT tells the user the request was slow rather than broken.
+        504 | 524 => codes::TIMEOUT,
+        500..=599 => codes::SERVER_ERROR,
+        // 3xx: a redirect the host would not follow means a wrong base URL; retrying won't help.
+        300..=499 => codes::INVALID_REQUEST,
+        _ => codes::SERVER_ERROR,
     }
+}
 
-    // 5. In band, without a status: generic labels, a request found wrong by its words
-    // (Baidu's 200s: "the length of messages must be an odd number", "function_call's name can't be
-    // blank", "Unsupported openapi method"), else a server-side failure.
+/// Step 5: in band, without a status: generic labels, a request found wrong by its words (Baidu's
+/// 200s: "the length of messages must be an odd number", "function_call's name can't be blank",
+/// "Unsupported openapi method"), else a server-side failure.
+fn in_band_fallback(said: &Said) -> FailureCode {
+    let label = |pred: &dyn Fn(&str) -> bool| said.label(pred);
+    let says = |patterns: &[&str]| said.says(patterns);
     if label(&|l| {
         l.starts_with("invalid")
             || l.contains("bad_request")

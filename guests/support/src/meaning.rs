@@ -215,8 +215,7 @@ fn says_token_count_over_a_limit(text: &str) -> bool {
         ]
         .contains(w)
     });
-    (named(&["token", "tokens"]) || input_count)
-        && (input_named || input_count)
+    (input_count || (named(&["token", "tokens"]) && input_named))
         && !named(&["rate"])
         && OVER.iter().any(|p| text.contains(p))
         && !NOT_A_LENGTH.iter().any(|p| text.contains(p))
