@@ -1741,3 +1741,87 @@ fn key_limits_models_not_ready_credential_headers_saturation_and_prompt_guards()
         ),
     ]);
 }
+
+#[test]
+fn policy_blocks_failed_gateways_full_queues_and_request_faults_under_a_500() {
+    assert_codes(&[
+        // Content blocked for a policy, a security configuration or DLP.
+        (
+            424,
+            r#"{"success":false,"result":[],"messages":[],"error":[{"code":2016,"message":"Prompt blocked due to security configurations"}]}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            424,
+            r#"{"error":[{"code":2018,"message":"Response content blocked due to DLP policy violations"}]}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            400,
+            "Policy error: pii-filter - blocked by policy",
+            "CONTENT_FILTER",
+        ),
+        // ... not a request blocked for its rate, nor an IP by a firewall.
+        (
+            429,
+            r#"{"error":{"message":"Request blocked due to rate limiting"}}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            403,
+            r#"{"error":{"message":"IP blocked due to security policy"}}"#,
+            "AUTH",
+        ),
+        // A gateway that got nothing from the upstream, a failed rate limiter, no healthy backend.
+        (
+            400,
+            r#"{"error":[{"code":2005,"message":"Failed to get response from provider"}]}"#,
+            "SERVER_ERROR",
+        ),
+        (500, "rate limit failed", "SERVER_ERROR"),
+        (503, "no healthy backends", "SERVER_ERROR"),
+        // ... while a rate limit hit stays a rate.
+        (500, "rate limit exceeded", "RATE_LIMITED"),
+        // A queue over its limit, under any status.
+        (
+            500,
+            r#"{"error":{"message":"Flexlb queue length 1200 exceeds threshold 1000"}}"#,
+            "OVERLOADED",
+        ),
+        (
+            429,
+            r#"{"error":{"message":"The inference queue is full.","type":"rate_limit_error"}}"#,
+            "OVERLOADED",
+        ),
+        // The request's length as a figure over the model's.
+        (
+            500,
+            r#"{"error":{"message":"model max tokens is 8192, request length is 9000, max_new_tokens is -808"}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            500,
+            r#"{"error":{"message":"model max tokens is 8192, request length is 100"}}"#,
+            "SERVER_ERROR",
+        ),
+        // A feature the server does not support, or a part of the request empty, under any status.
+        (
+            500,
+            r#"{"error":{"message":"grammar-constrained decoding does not support beam search or num_return_sequences > 1"}}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            500,
+            "500 Internal Server Error: Failed to get chat completions. Reason: The messages in the chat request are empty.",
+            "INVALID_REQUEST",
+        ),
+        (
+            500,
+            r#"{"error":{"message":"the response is empty"}}"#,
+            "SERVER_ERROR",
+        ),
+        // ... and "Internal Server Error" under a 5xx says only what the status says.
+        (500, "500 Internal Server Error", "SERVER_ERROR"),
+        (400, "Internal Server Error", "SERVER_ERROR"),
+    ]);
+}

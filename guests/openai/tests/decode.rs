@@ -493,3 +493,11 @@ fn assert_failure_codes(cases: &[(&str, &str)]) {
         );
     }
 }
+
+#[test]
+fn an_in_band_error_saying_what_the_request_must_contain_is_an_invalid_request() {
+    assert_failure_codes(&[(
+        r#"{"error":"Job input must contain one of: openai_input (+openai_route), route (+body), or prompt/messages."}"#,
+        "INVALID_REQUEST",
+    )]);
+}

@@ -600,7 +600,14 @@ fn by_labels(said: &Said) -> Option<FailureCode> {
     }
     // A service behind the request failed ("Sensitive check error", "Web search error"), whatever the
     // status: before the content and wording rules, which would read its subject.
-    if says(SERVICE_FAILURE_WORDING) || says_status_internal(text) {
+    // "Server error" (SageMaker's "Received server error (0) from model ..." under a 424) and HTTP
+    // 500's reason phrase count only under another status: under a 5xx they say no more than the
+    // status, and the words after them may name the request's fault ("500 Internal Server Error:
+    // ... Reason: The messages in the chat request are empty.").
+    if says(SERVICE_FAILURE_WORDING)
+        || says_status_internal(text)
+        || (!said.server_status && says(&["server error"]))
+    {
         return Some(codes::SERVER_ERROR);
     }
     if label(&|l| {
@@ -740,13 +747,21 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
         return Some(codes::INVALID_REQUEST);
     }
     // A parameter or feature the models here do not take ("'echo' is not supported by
-    // encoder-decoder models" under a 500): the request asked for it, whatever the status.
+    // encoder-decoder models" under a 500, "grammar-constrained decoding does not support beam
+    // search"): the request asked for it, whatever the status.
     if says(&[
         "is not supported by",
         "are not supported by",
         "is not supported for this model",
         "is not supported with",
+        "does not support",
+        "do not support",
     ]) {
+        return Some(codes::INVALID_REQUEST);
+    }
+    // What the request must carry, missing or empty ("The messages in the chat request are
+    // empty.", "Job input must contain one of: ..."): the request's fault, whatever the status.
+    if says_request_part_empty(text) || says(&["must contain", "must include one of"]) {
         return Some(codes::INVALID_REQUEST);
     }
     // A parameter the request lacks ("Missing max tokens for rate limited request", "missing
@@ -776,6 +791,10 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
     if status.is_some_and(|s| (400..500).contains(&s)) && says(WAITED_OUT) {
         return Some(codes::OVERLOADED);
     }
+    // A queue full or over its limit is the servers without room, under any status.
+    if meaning::says_queue_full(text) {
+        return Some(codes::OVERLOADED);
+    }
     // A 5xx keeps its status's meaning: a 500 whose text says "Overloaded" is a server error (see the
     // fixture anthropic-500-api-error-overloaded); a 429 or an in-band error saying so is overload.
     if !server_status && meaning::says_overloaded(text) {
@@ -793,7 +812,9 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
         return Some(codes::RATE_LIMITED);
     }
     // A 429 is about throughput ("Too many tokens, please wait"), never one request's length.
-    if status != Some(429) && meaning::says_context_overflow(text) {
+    if status != Some(429)
+        && (meaning::says_context_overflow(text) || meaning::says_length_figures_over_max(text))
+    {
         return Some(codes::CONTEXT_WINDOW_EXCEEDED);
     }
     if (status.is_none() || server_status)
@@ -922,6 +943,22 @@ fn says_credential_pool_spent(text: &str) -> bool {
             })
     });
     pool && text.contains("temporarily unavailable")
+}
+
+/// A part of the request (its messages, prompt, input, query or body) said to be empty.
+fn says_request_part_empty(text: &str) -> bool {
+    let words = meaning::words(text);
+    (0..words.len()).any(|i| {
+        words[i] == "empty"
+            && i >= 1
+            && matches!(words[i - 1], "is" | "are" | "be" | "was" | "were")
+            && words[i.saturating_sub(7)..i].iter().any(|w| {
+                matches!(
+                    *w,
+                    "messages" | "message" | "prompt" | "input" | "query" | "body"
+                )
+            })
+    })
 }
 
 /// "missing" said of a request's parameter: a parameter, field or argument named as such, or
@@ -1220,11 +1257,8 @@ const SERVICE_FAILURE_WORDING: &[&str] = &[
     "check error",
     "search error",
     "internal error",
-    "internal server error",
     "upstream error",
     "backend error",
-    // "Received server error (0) from model with message ...": said of the server, in any envelope.
-    "server error",
     // A server going away ("The inference scheduler is shutting down."): not one too busy.
     "shutting down",
     // The provider's own connection to its backend failed ("finishConnect(..) failed: Connection
@@ -1236,8 +1270,17 @@ const SERVICE_FAILURE_WORDING: &[&str] = &[
     "nodename nor servname",
     "name or service not known",
     "name resolution",
-    // HAProxy's 503 page: every backend down (failing its health checks), as "no healthy upstream".
+    // HAProxy's 503 page: every backend down (failing its health checks); Envoy's and
+    // agentgateway's words for the same.
     "no server is available to handle this request",
+    "no healthy upstream",
+    "no healthy backend",
+    // The gateway got nothing back from the upstream ("Failed to get response from provider").
+    "failed to get response",
+    "failed to get a response",
+    // The gateway's own rate limiter failed ("rate limit failed"), not the account over its rate.
+    "rate limit failed",
+    "rate limiter failed",
     "could not connect",
     "connection reset",
     "no route to host",
@@ -1245,6 +1288,7 @@ const SERVICE_FAILURE_WORDING: &[&str] = &[
 /// An in-band error that says what is wrong with the request.
 const VALIDATION_WORDING: &[&str] = &[
     "must be",
+    "must contain",
     "can't be blank",
     "cannot be blank",
     "can't be empty",

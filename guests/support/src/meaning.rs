@@ -266,6 +266,33 @@ pub fn says_policy_refusal(text: &str) -> bool {
         "moderation",
         "filter",
         "safety",
+        // "Policy error: pii-filter - blocked by policy".
+        "policy",
+        "policies",
+    ];
+    // What a guard blocks, and why it says it did ("Prompt blocked due to security configurations",
+    // "Response content blocked due to DLP policy violations").
+    const BLOCKED_ITEMS: &[&str] = &[
+        "prompt",
+        "response",
+        "content",
+        "input",
+        "output",
+        "message",
+        "messages",
+        "completion",
+    ];
+    const BLOCKED_FOR: &[&str] = &[
+        "policy",
+        "policies",
+        "security",
+        "dlp",
+        "guardrail",
+        "guardrails",
+        "moderation",
+        "safety",
+        "configuration",
+        "configurations",
     ];
     let words = words(text);
     let judged = |i: usize| {
@@ -286,13 +313,69 @@ pub fn says_policy_refusal(text: &str) -> bool {
                 .iter()
                 .any(|w| GUARDS.contains(w))
     };
+    let content_blocked_for_policy = |i: usize| {
+        words[i] == "blocked"
+            && words[i.saturating_sub(2)..i]
+                .iter()
+                .any(|w| BLOCKED_ITEMS.contains(w))
+            && words[i + 1..(i + 7).min(words.len())]
+                .iter()
+                .any(|w| BLOCKED_FOR.contains(w))
+    };
     // Whole words: "detectToxicContent() failed to connect" names a check that failed, not a refusal.
     words
         .iter()
         .any(|w| ["toxicity", "toxic", "nsfw", "jailbreak"].contains(w))
         || text.contains("prompt injection")
         || says_judging_check_failed(&words)
-        || (0..words.len()).any(|i| judged(i) || guard_pattern(i) || blocked_by_guard(i))
+        || (0..words.len()).any(|i| {
+            judged(i) || guard_pattern(i) || blocked_by_guard(i) || content_blocked_for_policy(i)
+        })
+}
+
+/// A server's queue full or over its limit ("The inference queue is full.", "exceeds maximum queue
+/// size", "Flexlb queue length 1200 exceeds threshold 1000"): no room, whoever asks and whatever
+/// the status. (A bare "Overloaded" under a 500 stays the 500's; a queue says more.)
+pub fn says_queue_full(text: &str) -> bool {
+    let words = words(text);
+    text.contains("queue is full")
+        || text.contains("queue full")
+        || (0..words.len()).any(|i| {
+            words[i] == "queue"
+                && words[i + 1..(i + 5).min(words.len())]
+                    .iter()
+                    .any(|w| matches!(*w, "exceeds" | "exceeded" | "over" | "above"))
+        })
+        || (text.contains("queue size") && text.contains("exceed"))
+}
+
+/// The request's length stated beside the model's maximum as two figures, the first over the
+/// second, with no word of excess: "model max tokens is 8192, request length is 9000".
+pub fn says_length_figures_over_max(text: &str) -> bool {
+    let figure_after = |leads: &[&str]| {
+        leads.iter().find_map(|lead| {
+            let at = text.find(lead)? + lead.len();
+            let rest = text[at..].trim_start_matches(|c: char| !c.is_ascii_digit());
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            // The figure must follow within a few characters ("is 9000", ": 9000", "(9000)").
+            let gap = text[at..].len() - rest.len();
+            (gap <= 6).then(|| digits.parse::<u64>().ok()).flatten()
+        })
+    };
+    let request = figure_after(&[
+        "request length",
+        "input length",
+        "prompt length",
+        "prompt tokens",
+    ]);
+    let max = figure_after(&[
+        "max tokens",
+        "max length",
+        "maximum length",
+        "max_model_len",
+        "max_seq_len",
+    ]);
+    matches!((request, max), (Some(r), Some(m)) if r > m)
 }
 
 /// A check named by what it judges (moral, ethics, compliance, content, safety, moderation) that
@@ -330,6 +413,7 @@ fn says_judging_check_failed(words: &[&str]) -> bool {
 /// allowance ("You have exhausted your capacity on this model. Your quota will reset after ...").
 pub fn says_overloaded(text: &str) -> bool {
     OVERLOAD_WORDING.iter().any(|p| text.contains(p))
+        || says_queue_full(text)
         // "Model busy, retry later", "system busy": servers, whoever is busy.
         || words(text).contains(&"busy")
         || (text.contains("capacity")
@@ -652,9 +736,6 @@ const OVERLOAD_WORDING: &[&str] = &[
     "high load",
     "high traffic",
     "too much traffic",
-    // A server's request queue full ("The inference queue is full."): no room, whoever asks.
-    "queue is full",
-    "queue full",
     // A system past its load, dropping what it can ("system saturated, sheddable request dropped").
     "saturated",
     "load shedding",
