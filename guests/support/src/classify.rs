@@ -590,10 +590,7 @@ fn by_labels(said: &Said) -> Option<FailureCode> {
         // ("inference exceeds tpm/rpm limit" under `insufficient_quota`): a vendor putting one
         // label on both, the words say which. Google's quota labels (`quota_limit_zero`,
         // `quota_per_day`) were read from the quota that was hit and already weighed it.
-        if meaning::says_per_minute_budget(text)
-            && !meaning::says_allowance_spent(text)
-            && !label(&|l| l.starts_with("quota_"))
-        {
+        if meaning::says_only_a_per_minute_budget(text) && !label(&|l| l.starts_with("quota_")) {
             return Some(codes::RATE_LIMITED);
         }
         return Some(codes::QUOTA_EXCEEDED);
@@ -711,9 +708,7 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
     // Money words that only condition a per-minute limit ("You have not yet added your payment
     // method in the billing page and will have reduced rate limits of 3 RPM and 10K TPM"): the
     // limit that was hit is the rate; no money is said to have run out.
-    let per_minute_only =
-        meaning::says_per_minute_budget(text) && !meaning::says_allowance_spent(text);
-    if meaning::says_quota_exhausted(text) && !per_minute_only {
+    if meaning::says_quota_exhausted(text) && !meaning::says_only_a_per_minute_budget(text) {
         return Some(codes::QUOTA_EXCEEDED);
     }
     // A guardrail (Portkey's, Bedrock's, NeMo's) is a policy check on what goes in or comes out;
@@ -1057,15 +1052,15 @@ fn says_credential_invalid(text: &str) -> bool {
         "missing",
         "disabled",
     ];
+    // (No credential at all is `says_no_credential`, asked before this.)
     let text = credential_words(text);
     let words = meaning::words(&text);
-    says_no_credential(&text)
-        || words.iter().enumerate().any(|(i, w)| {
-            CREDENTIALS.contains(w)
-                && meaning::around(&words, i, 2)
-                    .iter()
-                    .any(|n| WRONG.contains(n))
-        })
+    words.iter().enumerate().any(|(i, w)| {
+        CREDENTIALS.contains(w)
+            && meaning::around(&words, i, 2)
+                .iter()
+                .any(|n| WRONG.contains(n))
+    })
 }
 
 /// An account suspended, deactivated, disabled or banned, named as such within three words.
@@ -1288,7 +1283,6 @@ const SERVICE_FAILURE_WORDING: &[&str] = &[
 /// An in-band error that says what is wrong with the request.
 const VALIDATION_WORDING: &[&str] = &[
     "must be",
-    "must contain",
     "can't be blank",
     "cannot be blank",
     "can't be empty",

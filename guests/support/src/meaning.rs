@@ -72,19 +72,6 @@ pub fn says_context_overflow(text: &str) -> bool {
 /// 2100954 exceeds limit 2097152", "request size exceeds the maximum allowed". The subject is named
 /// right before "size" or "length" (a file's or an image's size is not the conversation's).
 fn says_request_size_over_a_limit(text: &str) -> bool {
-    const SUBJECTS: &[&str] = &[
-        "prompt",
-        "input",
-        "inputs",
-        "request",
-        "message",
-        "messages",
-        "conversation",
-        "context",
-        "body",
-        "payload",
-        "total",
-    ];
     const OVER: &[&str] = &[
         "exceed",
         "over the limit",
@@ -97,7 +84,8 @@ fn says_request_size_over_a_limit(text: &str) -> bool {
         (*w == "size" || *w == "length")
             && words[i.saturating_sub(2)..i]
                 .iter()
-                .any(|n| SUBJECTS.contains(n))
+                // What can be too long, or a total of it ("total message size").
+                .any(|n| LONG_SUBJECTS.contains(n) || *n == "total")
     }) && OVER.iter().any(|p| text.contains(p))
 }
 
@@ -653,7 +641,6 @@ const INPUT_WORDS: &[&str] = &[
     "history",
 ];
 
-/// A throughput budget worded in tokens: per minute, per day, and so on.
 /// Whether the words name a budget per minute or per second as the one hit: "per minute", "per
 /// second", or a rate by its abbreviation ("exceeds tpm/rpm limit", "RPS limit").
 pub fn says_per_minute_budget(text: &str) -> bool {
@@ -665,6 +652,14 @@ pub fn says_per_minute_budget(text: &str) -> bool {
             .any(|w| ["tpm", "rpm", "rps", "tps", "qpm", "qps"].contains(w))
 }
 
+/// A per-minute budget named as the one hit, and no money or allowance said to have run out: what
+/// outranks a vendor's quota label or its money words ("inference exceeds tpm/rpm limit" under
+/// `insufficient_quota`; "... not yet added your payment method ... reduced rate limits of 3 RPM").
+pub fn says_only_a_per_minute_budget(text: &str) -> bool {
+    says_per_minute_budget(text) && !says_allowance_spent(text)
+}
+
+/// A throughput budget worded in tokens: per minute, per day, and so on.
 fn says_throughput_budget(text: &str) -> bool {
     SHORT_BUDGETS
         .iter()
