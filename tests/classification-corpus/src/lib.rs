@@ -1,14 +1,15 @@
 //! The classification corpus (tests/fixtures/classification) run through the Rust adapters'
 //! classification: the OpenAI-compatible adapter for every OpenAI-compatible server and for
 //! providers with their own envelope (Bedrock's `{"message"}`), the Anthropic adapter for
-//! Anthropic. A `json-200` case (the silent overflow) goes through the OpenAI decoder and the
-//! host's rule for an empty completion, `dsh_guest_support::meaning::is_silent_overflow`.
+//! Anthropic. A 2xx answer (a `json-200` case, the silent overflow, or an `http` one whose body
+//! or event stream says it failed) goes through the adapter's decoder and the host's rule for an
+//! empty completion, `dsh_guest_support::meaning::is_silent_overflow`, as the host reads a 2xx.
 
 use std::path::PathBuf;
 
 use dsh_guest_support::fixtures::{case_head, finishes, head};
 use dsh_guest_support::meaning;
-use dsh_guest_support::types::{Chunk, FinishKind};
+use dsh_guest_support::types::{Chunk, FinishKind, ResponseHead};
 use serde_json::Value;
 
 /// The two halves of the corpus (see its README for the held-back rule).
@@ -69,6 +70,11 @@ pub fn classify(case: &Value) -> Outcome {
     };
     let body = field("body").as_bytes();
     let (got, message) = match field("transport") {
+        // A 2xx answer is read as the host reads it: by the decoder, whether its body is one JSON
+        // document or an event stream whose events carry the error.
+        "http" if (200..300).contains(&case["status"].as_u64().unwrap_or(0)) => {
+            completion_outcome(field("provider") == "anthropic", case_head(case), body)
+        }
         "http" => {
             let head = case_head(case);
             let failure = if field("provider") == "anthropic" {
@@ -78,7 +84,11 @@ pub fn classify(case: &Value) -> Outcome {
             };
             (failure.code.as_str().to_string(), failure.message)
         }
-        "json-200" => completion_outcome(body),
+        "json-200" => completion_outcome(
+            false,
+            head(200, &[("content-type", "application/json")]),
+            body,
+        ),
         other => panic!("case {} has an unknown transport {other}", field("id")),
     };
     Outcome {
@@ -90,12 +100,20 @@ pub fn classify(case: &Value) -> Outcome {
     }
 }
 
-/// A 2xx chat-completions body decoded, then concluded the way the host concludes a completion.
-fn completion_outcome(body: &[u8]) -> (String, String) {
-    let mut decoder =
-        dsh_guest_openai::Decoder::new(head(200, &[("content-type", "application/json")]));
-    let mut chunks = decoder.feed(body);
-    chunks.extend(decoder.end());
+/// A 2xx body (a chat completion or an event stream) decoded, then concluded the way the host
+/// concludes a completion.
+fn completion_outcome(anthropic: bool, head: ResponseHead, body: &[u8]) -> (String, String) {
+    let chunks = if anthropic {
+        let mut decoder = dsh_guest_anthropic::Decoder::new(head);
+        let mut chunks = decoder.feed(body);
+        chunks.extend(decoder.end());
+        chunks
+    } else {
+        let mut decoder = dsh_guest_openai::Decoder::new(head);
+        let mut chunks = decoder.feed(body);
+        chunks.extend(decoder.end());
+        chunks
+    };
     let [finish] = finishes(&chunks)[..] else {
         return ("NO_SINGLE_FINISH".into(), format!("{chunks:?}"));
     };
@@ -159,4 +177,32 @@ pub fn report(set: Set, outcomes: &[Outcome]) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn case(status: u16, content_type: &str, body: &str) -> Value {
+        serde_json::json!({
+            "id": "runner-test", "provider": "example", "transport": "http",
+            "status": status, "headers": {"content-type": content_type}, "body": body,
+            "expected_code": "RATE_LIMITED",
+        })
+    }
+
+    #[test]
+    fn a_2xx_event_stream_is_read_by_the_decoder() {
+        let body = "data: {\"error\":{\"message\":\"Rate limit reached, retry in 20s\",\
+                    \"type\":\"rate_limit_error\"}}\n\n";
+        let outcome = classify(&case(200, "text/event-stream", body));
+        assert_eq!(outcome.got, "RATE_LIMITED", "{outcome:?}");
+    }
+
+    #[test]
+    fn a_2xx_completion_with_output_is_not_a_failure() {
+        let body = r#"{"choices":[{"index":0,"message":{"role":"assistant","content":"hi"},"finish_reason":"stop"}]}"#;
+        let outcome = classify(&case(200, "application/json", body));
+        assert_eq!(outcome.got, "NONE", "{outcome:?}");
+    }
 }
