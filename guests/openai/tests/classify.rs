@@ -1825,3 +1825,50 @@ fn policy_blocks_failed_gateways_full_queues_and_request_faults_under_a_500() {
         (400, "Internal Server Error", "SERVER_ERROR"),
     ]);
 }
+
+#[test]
+fn the_servers_out_of_resources_and_a_service_not_ready() {
+    assert_codes(&[
+        // The servers' resources all taken, under a 4xx: capacity, not the request's fault.
+        (
+            400,
+            r#"{"error":{"message":"No available resources to schedule request"}}"#,
+            "OVERLOADED",
+        ),
+        (
+            429,
+            r#"{"error":{"message":"not enough free GPU resources to run the model"}}"#,
+            "OVERLOADED",
+        ),
+        (422, "Worker is out of resources", "OVERLOADED"),
+        // ... but one resource the request named, or may not use, is not capacity.
+        (
+            404,
+            r#"{"error":{"message":"The requested resource was not found"}}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            403,
+            r#"{"error":{"message":"Insufficient permissions for this resource"}}"#,
+            "AUTH",
+        ),
+        (
+            429,
+            r#"{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}"#,
+            "RATE_LIMITED",
+        ),
+        // A service not up yet is a server-side failure, even under a 503; a model still loading
+        // under a 503 stays capacity.
+        (503, "Service Not Ready", "SERVER_ERROR"),
+        (
+            500,
+            r#"{"detail":"Server is not ready to accept requests"}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            503,
+            r#"{"error":{"message":"Model is not ready yet, still loading"}}"#,
+            "OVERLOADED",
+        ),
+    ]);
+}

@@ -1242,6 +1242,12 @@ const SERVICE_FAILURE_WORDING: &[&str] = &[
     // A server not set up to serve ("Service is not available" from llama-cpp-python when no model
     // is set up), not one too busy, which says "unavailable" or "overloaded".
     "service is not available",
+    // The same said as not ready ("Service Not Ready" under a 503): a service not up yet or not
+    // set up, not one with too much to do.
+    "service not ready",
+    "service is not ready",
+    "server not ready",
+    "server is not ready",
     "no model loaded",
     "no models are",
     "no model is loaded",

@@ -407,6 +407,33 @@ pub fn says_overloaded(text: &str) -> bool {
         || (text.contains("capacity")
             && !text.contains("your capacity")
             && !["token", "context", "length"].iter().any(|p| text.contains(p)))
+        || says_no_free_resources(text)
+}
+
+/// The servers' own resources said to be all taken ("No available resources to schedule request",
+/// "not enough free GPU resources", "out of resources"): capacity, not the request's fault. A
+/// resource the request named ("resource not found"), one the key may not use ("insufficient
+/// permissions for this resource") or a quota's `RESOURCE_EXHAUSTED` is not this: they name one
+/// resource, not the servers' resources in the plural.
+fn says_no_free_resources(text: &str) -> bool {
+    const KIND: &[&str] = &["available", "free", "idle", "spare", "gpu", "compute"];
+    let words = words(text);
+    (0..words.len()).any(|i| {
+        // The words before "resources", past up to two that say which ("free GPU resources").
+        let mut before = &words[i.saturating_sub(5)..i];
+        for _ in 0..2 {
+            if let [rest @ .., last] = before
+                && KIND.contains(last)
+            {
+                before = rest;
+            }
+        }
+        words[i] == "resources"
+            && matches!(
+                before,
+                [.., "no" | "enough" | "insufficient"] | [.., "out", "of"]
+            )
+    })
 }
 
 /// The same meanings in Chinese, as Chinese providers and gateways word them: a context length
