@@ -1872,3 +1872,140 @@ fn the_servers_out_of_resources_and_a_service_not_ready() {
         ),
     ]);
 }
+
+#[test]
+fn guards_that_say_little_empty_answers_free_workers_pools_and_currencies() {
+    assert_codes(&[
+        // Personal data found, terms violated, or what was sent blocked with no reason given: a
+        // guard's refusal.
+        (
+            400,
+            r#"{"detail":"PII detected in request"}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            422,
+            "The response contains personally identifiable information",
+            "CONTENT_FILTER",
+        ),
+        (
+            400,
+            r#"{"message":"This prompt appears to violate our terms of service and will be reported."}"#,
+            "CONTENT_FILTER",
+        ),
+        (400, r#"{"detail":"Request blocked."}"#, "CONTENT_FILTER"),
+        // ... but PII as a feature, an account shut off for the terms, or a block with its reason,
+        // are not.
+        (
+            400,
+            r#"{"error":{"message":"PII redaction is not enabled for this model"}}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            403,
+            "Your account has been suspended for violating our terms of service",
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"Request blocked due to rate limiting"}}"#,
+            "RATE_LIMITED",
+        ),
+        // Guardrails AI's validators refusing the output.
+        (
+            400,
+            r#"{"detail":"Validation failed for field with errors: must be exactly two words"}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            400,
+            r#"{"detail":"Validation failed for field 'messages': must be a list"}"#,
+            "INVALID_REQUEST",
+        ),
+        // A guard's check that broke, under a 5xx, is the server's; one with a verdict, or under a
+        // 4xx, is the content's.
+        (
+            502,
+            r#"{"error":{"message":"Guardrails content inspection failed."}}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            500,
+            r#"{"error":{"message":"request failed content safety check: breached category [hate] at level 2"}}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"Content inspection failed."}}"#,
+            "CONTENT_FILTER",
+        ),
+        // A pool of backends found empty is a server-side failure; one path not found is not.
+        (
+            503,
+            r#"{"detail":"PREFILL_SERVICE_UNAVAILABLE: No prefill endpoints discovered"}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            404,
+            r#"{"detail":"No endpoint found for path /v1/foo"}"#,
+            "INVALID_REQUEST",
+        ),
+        // The model's answer said to be empty, under any status; a request part empty, or a
+        // setting named "no output ...", is not.
+        (
+            500,
+            r#"{"detail":"The model did not return any message content, function call arguments, or tool call arguments."}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            500,
+            r#"{"error":{"message":"Model stopped with error: No output provided"}}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"The messages in the chat request are empty."}}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"No output format specified"}}"#,
+            "INVALID_REQUEST",
+        ),
+        // No worker free is capacity; a worker that failed is not.
+        (
+            400,
+            r#"{"message":"No active worker found to fulfill this request. Please Try again later..."}"#,
+            "OVERLOADED",
+        ),
+        (
+            500,
+            r#"{"error":{"message":"Worker crashed while generating"}}"#,
+            "SERVER_ERROR",
+        ),
+        // Every credential of a proxy's pool spent for now: a rate, even beside load words; the
+        // pool's quota named as run out is quota.
+        (
+            429,
+            r#"{"detail":"All 3 credential(s) exhausted for gemini\n\nAll failures were: 3 rate_limit\nThis is normal during high load - retry later or add more credentials."}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            429,
+            r#"{"detail":"All credentials exhausted: insufficient balance, please recharge"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // A service's own currency run short (AI Horde's kudos) is quota, under a 403 too.
+        (
+            403,
+            r#"{"message":"This shared key does not have enough remaining kudos (0) to fulfill this request (12.5)."}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // A spent quota named by its label.
+        (
+            429,
+            r#"{"error":{"message":"Request exceeds quota for all credentials","type":"quota_exhausted"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+    ]);
+}

@@ -501,3 +501,11 @@ fn an_in_band_error_saying_what_the_request_must_contain_is_an_invalid_request()
         "INVALID_REQUEST",
     )]);
 }
+
+#[test]
+fn a_streamed_error_whose_label_says_the_quota_is_spent_is_quota() {
+    assert_failure_codes(&[(
+        "data: {\"error\": {\"message\": \"Request exceeds quota for all credentials\", \"type\": \"quota_exhausted\"}}\n\ndata: [DONE]\n\n",
+        "QUOTA_EXCEEDED",
+    )]);
+}

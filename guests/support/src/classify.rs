@@ -583,8 +583,11 @@ fn by_labels(said: &Said) -> Option<FailureCode> {
     if label(&|l| {
         QUOTA_LABELS.contains(&l)
             // Money or a quota said to be short: "insufficient_user_quota", "group_balance_not_enough".
+            // ... or spent: "quota_exhausted", "credits_depleted".
             || (["quota", "balance", "credit"].iter().any(|m| l.contains(m))
-                && (l.contains("insufficient") || l.contains("not_enough")))
+                && ["insufficient", "not_enough", "exhausted", "depleted", "used_up"]
+                    .iter()
+                    .any(|w| l.contains(w)))
     }) {
         // ... unless the words name the budget that was hit, and it is per minute or per second
         // ("inference exceeds tpm/rpm limit" under `insufficient_quota`): a vendor putting one
@@ -601,8 +604,16 @@ fn by_labels(said: &Said) -> Option<FailureCode> {
     // 500's reason phrase count only under another status: under a 5xx they say no more than the
     // status, and the words after them may name the request's fault ("500 Internal Server Error:
     // ... Reason: The messages in the chat request are empty.").
+    // A guard's inspection that failed, under a 5xx and with no verdict ("Guardrails content
+    // inspection failed." under a 502): the check did not run, the server's failure. Under a 4xx, or
+    // with a verdict ("request failed content safety check: breached category [hate]"), the
+    // content failed it (below).
+    if said.server_status && says_guard_check_broke(text) {
+        return Some(codes::SERVER_ERROR);
+    }
     if says(SERVICE_FAILURE_WORDING)
         || says_status_internal(text)
+        || says_no_backends_found(text)
         || (!said.server_status && says(&["server error"]))
     {
         return Some(codes::SERVER_ERROR);
@@ -776,6 +787,12 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
     if says_credential_pool_spent(text) {
         return Some(codes::RATE_LIMITED);
     }
+    // The model's answer said to be empty ("The model did not return any message content, function
+    // call arguments, or tool call arguments.", "Model stopped with error: No output provided"),
+    // whatever the status: an empty response, as the host calls one it sees itself.
+    if says_answer_empty(text) {
+        return Some(codes::EMPTY_RESPONSE);
+    }
     // The model's process died, whatever status the server put on it (LM Studio: 400 "The model
     // has crashed without additional information").
     if says(&["has crashed", "model crashed", "process crashed"]) {
@@ -933,11 +950,103 @@ fn says_credential_pool_spent(text: &str) -> bool {
             && words[i + 1..(i + 3).min(words.len())].iter().any(|w| {
                 matches!(
                     *w,
-                    "cookies" | "keys" | "accounts" | "tokens" | "credentials"
+                    // "credential" too: "All 3 credential(s) exhausted for gemini".
+                    "cookies" | "keys" | "accounts" | "tokens" | "credentials" | "credential"
                 )
             })
     });
-    pool && text.contains("temporarily unavailable")
+    pool && (text.contains("temporarily unavailable")
+        || meaning::words(text).iter().any(|w| *w == "exhausted")
+            && !meaning::says_quota_exhausted(text))
+}
+
+/// A guard's check named as failed with no verdict beside it ("Guardrails content inspection
+/// failed."): what [`meaning::says_policy_refusal`] would read as the content failing it, said
+/// without anything the content was found to be (flagged, violating, breached, blocked, unsafe).
+fn says_guard_check_broke(text: &str) -> bool {
+    const VERDICTS: &[&str] = &[
+        "flagged",
+        "violation",
+        "violates",
+        "violated",
+        "breached",
+        "breach",
+        "blocked",
+        "unsafe",
+        "harmful",
+        "detected",
+        "categories",
+        "category",
+        "pass",
+        "passed",
+    ];
+    let words = meaning::words(text);
+    let check = (1..words.len()).any(|i| {
+        matches!(words[i], "check" | "inspection" | "scan" | "screening")
+            && words[i.saturating_sub(3)..i].iter().any(|w| {
+                matches!(
+                    *w,
+                    "guard" | "guardrail" | "guardrails" | "content" | "safety" | "moderation"
+                )
+            })
+    });
+    check
+        && words.iter().any(|w| matches!(*w, "failed" | "error"))
+        && !words.iter().any(|w| VERDICTS.contains(w))
+}
+
+/// A pool of backends found empty by discovery ("PREFILL_SERVICE_UNAVAILABLE: No prefill
+/// endpoints discovered"): nothing there to serve, a server-side failure, as "no healthy
+/// upstream". One endpoint not found ("No endpoint found for path /v1/foo") is a wrong path.
+fn says_no_backends_found(text: &str) -> bool {
+    let words = meaning::words(text);
+    (0..words.len()).any(|i| {
+        matches!(words[i], "endpoints" | "backends" | "upstreams")
+            && words[i.saturating_sub(3)..i].contains(&"no")
+            && words
+                .get(i + 1)
+                .is_some_and(|w| matches!(*w, "discovered" | "registered" | "alive" | "configured"))
+    })
+}
+
+/// The model's answer said to be empty: no output, or nothing returned ("did not return any
+/// message content", "returned no content", "empty completion"). A request's part said to be
+/// empty is [`says_request_part_empty`]; "no output file" or "no output format" names a setting.
+fn says_answer_empty(text: &str) -> bool {
+    const ANSWER: &[&str] = &[
+        "content",
+        "output",
+        "text",
+        "message",
+        "tokens",
+        "choices",
+        "completion",
+        "response",
+    ];
+    let words = meaning::words(text);
+    (0..words.len()).any(|i| {
+        let next = words.get(i + 1).copied();
+        (words[i] == "output"
+            && i >= 1
+            && words[i - 1] == "no"
+            && !next.is_some_and(|w| {
+                matches!(
+                    w,
+                    "file" | "format" | "schema" | "type" | "parser" | "path" | "directory"
+                )
+            }))
+            || (words[i] == "return"
+                && i >= 2
+                && words[i - 2..i] == ["did", "not"]
+                && words[i + 1..(i + 4).min(words.len())]
+                    .iter()
+                    .any(|w| ANSWER.contains(w)))
+            || (words[i] == "returned"
+                && next == Some("no")
+                && words.get(i + 2).is_some_and(|w| ANSWER.contains(w)))
+            || (words[i] == "empty"
+                && next.is_some_and(|w| matches!(w, "completion" | "output" | "answer")))
+    })
 }
 
 /// A part of the request (its messages, prompt, input, query or body) said to be empty.
@@ -1311,6 +1420,9 @@ const CONTENT_WORDING: &[&str] = &[
     // WSO2's guardrails: "action": "GUARDRAIL_INTERVENED", "... semantic prompt guard constraints".
     "prompt guard",
     "guardrail_intervened",
+    // Guardrails AI's validators refusing the output: "Validation failed for field with errors:
+    // must be exactly two words" (a field of the guarded output, not of the request).
+    "validation failed for field with errors",
     "content safety",
     "content moderation",
     "moderation failed",

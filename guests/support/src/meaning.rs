@@ -310,12 +310,20 @@ pub fn says_policy_refusal(text: &str) -> bool {
                 .iter()
                 .any(|w| BLOCKED_FOR.contains(w))
     };
+    // What was sent or made blocked, and nothing more said ("Request blocked."): only a guard
+    // blocks a request without a reason; a rate or an address blocked says so.
+    let blocked_bare = words.last() == Some(&"blocked")
+        && words.len() >= 2
+        && (BLOCKED_ITEMS.contains(&words[words.len() - 2]) || words[words.len() - 2] == "request");
     // Whole words: "detectToxicContent() failed to connect" names a check that failed, not a refusal.
     words
         .iter()
         .any(|w| ["toxicity", "toxic", "nsfw", "jailbreak"].contains(w))
         || text.contains("prompt injection")
         || says_judging_check_failed(&words)
+        || says_personal_data_found(&words, text)
+        || says_terms_violated(&words, text)
+        || blocked_bare
         || (0..words.len()).any(|i| {
             judged(i) || guard_pattern(i) || blocked_by_guard(i) || content_blocked_for_policy(i)
         })
@@ -366,6 +374,54 @@ pub fn says_length_figures_over_max(text: &str) -> bool {
     matches!((request, max), (Some(r), Some(m)) if r > m)
 }
 
+/// Personal data found in what was sent or made ("PII detected in request", "the response contains
+/// personally identifiable information"): a privacy guard's refusal. PII named as a feature ("PII
+/// redaction is not enabled") is not this.
+fn says_personal_data_found(words: &[&str], text: &str) -> bool {
+    let named = words.contains(&"pii")
+        || [
+            "personally identifiable",
+            "personal information",
+            "personal data",
+        ]
+        .iter()
+        .any(|p| text.contains(p));
+    named
+        && words.iter().any(|w| {
+            matches!(
+                *w,
+                "detected" | "found" | "contains" | "containing" | "identified"
+            )
+        })
+}
+
+/// What was sent said to violate the provider's terms ("This prompt appears to violate our terms
+/// of service and will be reported."): a refusal of the content. An account suspended or disabled
+/// for violating them is the account's (AUTH), read before this.
+fn says_terms_violated(words: &[&str], text: &str) -> bool {
+    const TERMS: &[&str] = &[
+        "terms of service",
+        "terms of use",
+        "usage policy",
+        "usage policies",
+        "acceptable use",
+    ];
+    TERMS.iter().any(|p| text.contains(p))
+        && words.iter().any(|w| w.starts_with("violat"))
+        && !words.iter().any(|w| {
+            matches!(
+                *w,
+                "account"
+                    | "organization"
+                    | "organisation"
+                    | "suspended"
+                    | "deactivated"
+                    | "terminated"
+                    | "disabled"
+            )
+        })
+}
+
 /// A check named by what it judges (moral, ethics, compliance, content, safety, moderation) that
 /// the request did not pass or failed: "Content did not pass the moral check, please modify and
 /// try again". A check that failed to run says "check error" and is the server's (classify's
@@ -407,19 +463,29 @@ pub fn says_overloaded(text: &str) -> bool {
         || (text.contains("capacity")
             && !text.contains("your capacity")
             && !["token", "context", "length"].iter().any(|p| text.contains(p)))
-        || says_no_free_resources(text)
+        || says_none_free(text)
 }
 
-/// The servers' own resources said to be all taken ("No available resources to schedule request",
-/// "not enough free GPU resources", "out of resources"): capacity, not the request's fault. A
-/// resource the request named ("resource not found"), one the key may not use ("insufficient
-/// permissions for this resource") or a quota's `RESOURCE_EXHAUSTED` is not this: they name one
-/// resource, not the servers' resources in the plural.
-fn says_no_free_resources(text: &str) -> bool {
-    const KIND: &[&str] = &["available", "free", "idle", "spare", "gpu", "compute"];
+/// The servers' own resources or workers said to be all taken ("No available resources to
+/// schedule request", "not enough free GPU resources", "out of resources", "No active worker found
+/// to fulfill this request"): capacity, not the request's fault. A resource the request named
+/// ("resource not found"), one the key may not use ("insufficient permissions for this resource")
+/// or a quota's `RESOURCE_EXHAUSTED` is not this: they name one resource, not the servers' in the
+/// plural. A worker that failed ("worker crashed") is not one that is busy.
+fn says_none_free(text: &str) -> bool {
+    const KIND: &[&str] = &[
+        "available",
+        "free",
+        "idle",
+        "spare",
+        "active",
+        "online",
+        "gpu",
+        "compute",
+    ];
     let words = words(text);
     (0..words.len()).any(|i| {
-        // The words before "resources", past up to two that say which ("free GPU resources").
+        // The words before the noun, past up to two that say which ("free GPU resources").
         let mut before = &words[i.saturating_sub(5)..i];
         for _ in 0..2 {
             if let [rest @ .., last] = before
@@ -428,7 +494,7 @@ fn says_no_free_resources(text: &str) -> bool {
                 before = rest;
             }
         }
-        words[i] == "resources"
+        matches!(words[i], "resources" | "worker" | "workers")
             && matches!(
                 before,
                 [.., "no" | "enough" | "insufficient"] | [.., "out", "of"]
@@ -871,6 +937,8 @@ const MONEY: &[&str] = &[
     "spend limit",
     // (A quota named as run out is `says_quota_ran_out`: per minute, it is a rate.)
     "insufficient funds",
+    // AI Horde's currency: "This shared key does not have enough remaining kudos (0)".
+    "kudos",
     // iFlytek's "AppIdNoAuthError ... tokens.total": the app's token allowance is spent.
     "tokens.total",
     // Chinese: "insufficient balance", "in arrears", "please recharge" ("余额不足或无可用资源包,请充值").
