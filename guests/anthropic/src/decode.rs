@@ -31,7 +31,7 @@ use serde_json::Value;
 use crate::classify::{classify_in_band, header_request_id};
 use crate::fast::{self, Str};
 use crate::sse::SseEvent;
-use crate::text::{QUOTE_CHARS, excerpt, html_title, looks_like_html};
+use crate::text::{QUOTE_CHARS, excerpt, html_title, looks_like_html, plain_words};
 use crate::types::{
     Chunk, Finish, FinishKind, LlmFailure, ResponseHead, ToolCallDelta, Usage, codes,
 };
@@ -408,8 +408,12 @@ impl Decoder {
         }
         let value = match serde_json::from_str::<Value>(text.trim()) {
             Ok(value) if !self.input.raw_too_large() => value,
-            _ => return self.emit_error(self.unparseable(&text), out),
+            _ => return self.emit_error(self.refusal_or_unparseable(&text, &text), out),
         };
+        // A bare JSON string is read as plain words.
+        if let Value::String(said) = &value {
+            return self.emit_error(self.refusal_or_unparseable(said, &text), out);
+        }
         let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
         if kind == "error" || value.get("error").is_some_and(|e| !e.is_null()) {
             return self.emit_error(classify_in_band(&value, &self.head), out);
@@ -474,6 +478,18 @@ impl Decoder {
         let reason = value.get("stop_reason").and_then(Value::as_str);
         let finish = self.finish_for(reason);
         self.emit_finish(finish, out);
+    }
+
+    /// A 2xx body that is neither a Message nor an error but a guard's refusal in plain words (a
+    /// gateway's "Rejected by guardrails moderation"): read as an error's text, and only a refusal
+    /// by the content rules replaces the "unparseable body" failure, since retrying a refusal is
+    /// wasted and any other body is retried as a server error. `said` is the words, `body` the
+    /// whole body (for the unparseable failure's excerpt).
+    fn refusal_or_unparseable(&self, said: &str, body: &str) -> LlmFailure {
+        plain_words(said)
+            .map(|said| classify_in_band(&serde_json::json!({ "message": said }), &self.head))
+            .filter(|failure| failure.code == codes::CONTENT_FILTER)
+            .unwrap_or_else(|| self.unparseable(body))
     }
 
     fn unparseable(&self, text: &str) -> LlmFailure {

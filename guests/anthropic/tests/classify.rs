@@ -186,7 +186,9 @@ fn status_decides_without_a_known_type() {
         for body in [
             "",
             "   ",
-            "upstream connect error",
+            // Plain words that say nothing. (Envoy's "upstream connect error" says something: the
+            // connection to the backend failed, a server error under a 5xx.)
+            "a proxy's words that mean nothing here",
             "{\"foo\":1}",
             "null",
             "[]",

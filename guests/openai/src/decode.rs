@@ -14,7 +14,7 @@ use crate::classify::{classify_in_band, header_request_id};
 use crate::fast::{self, ChatChunk, Str};
 use crate::plan::provider_data_for;
 use crate::sse::SseEvent;
-use crate::text::{QUOTE_CHARS, excerpt, html_title, looks_like_html};
+use crate::text::{QUOTE_CHARS, excerpt, html_title, looks_like_html, plain_words};
 use crate::tools::ToolIndexer;
 use crate::types::{
     Chunk, Finish, FinishKind, LlmFailure, ResponseHead, ToolCallDelta, Usage, codes,
@@ -382,7 +382,7 @@ impl Decoder {
             .collect();
         let values = match values {
             Ok(values) if !self.input.raw_too_large() && !values.is_empty() => values,
-            _ => return self.emit_error(self.unparseable(&text, false), out),
+            _ => return self.emit_error(self.refusal_or_unparseable(&text, &text, false), out),
         };
         // Anything else (a Responses object, some other API's JSON) is not a chat completion; saying
         // so beats a silent "truncated".
@@ -398,7 +398,13 @@ impl Decoder {
                 let failure = classify_in_band(error, &self.head);
                 return self.emit_error(failure, out);
             }
-            return self.emit_error(self.unparseable(&text, true), out);
+            // A bare JSON string ("Violated policies: toxicity, please check your input.") is read
+            // as plain words.
+            let said = match &values[..] {
+                [Value::String(said)] => said.as_str(),
+                _ => "",
+            };
+            return self.emit_error(self.refusal_or_unparseable(said, &text, true), out);
         }
         if let Some(failure) = values.iter().find_map(|v| self.gateway_refusal(v)) {
             return self.emit_error(failure, out);
@@ -428,6 +434,19 @@ impl Decoder {
         }
         let failure = classify_in_band(&serde_json::json!({ "message": content }), &self.head);
         (failure.code == codes::CONTENT_FILTER).then_some(failure)
+    }
+
+    /// A 2xx body that is neither a completion nor an error envelope but a guard's refusal in plain
+    /// words (kgateway's "Rejected by guardrails moderation" as text, OPEA's JSON string "Violated
+    /// policies: toxicity, please check your input."): the words are read as an error's, and only
+    /// a refusal by the content rules replaces the "unparseable body" failure, since retrying a
+    /// refusal is wasted and any other body is retried as a server error. `said` is the words,
+    /// `body` the whole body (for the unparseable failure's excerpt).
+    fn refusal_or_unparseable(&self, said: &str, body: &str, json: bool) -> LlmFailure {
+        plain_words(said)
+            .map(|said| classify_in_band(&serde_json::json!({ "message": said }), &self.head))
+            .filter(|failure| failure.code == codes::CONTENT_FILTER)
+            .unwrap_or_else(|| self.unparseable(body, json))
     }
 
     /// `json`: the body parsed, as JSON in no shape this decoder knows.

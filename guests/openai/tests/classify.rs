@@ -1672,11 +1672,12 @@ fn an_upstream_status_a_proxy_names_in_its_words_and_what_else_proxies_say() {
             r#"{"error":{"message":"All keys are temporarily unavailable, retry later"}}"#,
             "RATE_LIMITED",
         ),
-        // ... not a pool with nothing in it.
+        // ... not a pool with nothing in it: no credential set at all (cookies are a chat site
+        // proxy's credential; round 23's rule).
         (
             500,
             r#"{"error":{"message":"no cookies configured"}}"#,
-            "SERVER_ERROR",
+            "AUTH",
         ),
     ]);
 }
@@ -1815,10 +1816,11 @@ fn policy_blocks_failed_gateways_full_queues_and_request_faults_under_a_500() {
             "500 Internal Server Error: Failed to get chat completions. Reason: The messages in the chat request are empty.",
             "INVALID_REQUEST",
         ),
+        // (An answer said to be empty is an empty response: round 23's rule.)
         (
             500,
             r#"{"error":{"message":"the response is empty"}}"#,
-            "SERVER_ERROR",
+            "EMPTY_RESPONSE",
         ),
         // ... and "Internal Server Error" under a 5xx says only what the status says.
         (500, "500 Internal Server Error", "SERVER_ERROR"),
@@ -2006,6 +2008,86 @@ fn guards_that_say_little_empty_answers_free_workers_pools_and_currencies() {
             429,
             r#"{"error":{"message":"Request exceeds quota for all credentials","type":"quota_exhausted"}}"#,
             "QUOTA_EXCEEDED",
+        ),
+    ]);
+}
+
+#[test]
+fn refusals_in_a_models_voice_schema_words_empty_answers_cookies_and_envoys_resets() {
+    assert_codes(&[
+        // A guard's refusal in a model's voice, or by the policies, under any status.
+        (
+            466,
+            r#"{"error":"I'm sorry, I cannot assist you with your prompt."}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            466,
+            r#"{"error":"I'm sorry, but the model output is not valid according to the policies."}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"This request is against our usage policies"}}"#,
+            "CONTENT_FILTER",
+        ),
+        // ... but an apology for the service, or a request invalid by the API's own rules, is not.
+        (
+            503,
+            r#"{"error":{"message":"Sorry, the upstream model provider is currently experiencing high demand."}}"#,
+            "OVERLOADED",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"Sorry, we cannot process requests with more than 128 tools"}}"#,
+            "INVALID_REQUEST",
+        ),
+        // A JSON Schema validator's words about the request, under any status.
+        (500, "[] is too short - 'messages'", "INVALID_REQUEST"),
+        (500, "'model' is a required property", "INVALID_REQUEST"),
+        // A model not yet supported is one not offered.
+        (
+            500,
+            "model 'gpt-4o' is not not yet supported",
+            "INVALID_REQUEST",
+        ),
+        // An answer said to be empty; no response from an upstream is not one.
+        (
+            400,
+            r#"{"detail":"No response from model."}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (500, "EMPTY RESPONSE", "EMPTY_RESPONSE"),
+        (
+            502,
+            r#"{"error":{"message":"No response from upstream server"}}"#,
+            "SERVER_ERROR",
+        ),
+        // A web session's cookies as the credential, empty or invalid.
+        (500, "empty cookies", "AUTH"),
+        (400, r#"{"error":"cookie is invalid or expired"}"#, "AUTH"),
+        // ... but a pool of them out for a while stays a rate.
+        (
+            500,
+            r#"{"error":"All cookies are temporarily unavailable."}"#,
+            "RATE_LIMITED",
+        ),
+        // Envoy's upstream connect errors are the backend's connection failing, under a 503 too;
+        // its circuit breaker's overflow is capacity.
+        (
+            503,
+            "upstream connect error or disconnect/reset before headers. reset reason: connection termination",
+            "SERVER_ERROR",
+        ),
+        (
+            503,
+            "upstream connect error or disconnect/reset before headers. reset reason: remote connection failure, transport failure reason: delayed connect error: 111",
+            "SERVER_ERROR",
+        ),
+        (
+            503,
+            "upstream connect error or disconnect/reset before headers. reset reason: overflow",
+            "OVERLOADED",
         ),
     ]);
 }

@@ -509,3 +509,45 @@ fn a_streamed_error_whose_label_says_the_quota_is_spent_is_quota() {
         "QUOTA_EXCEEDED",
     )]);
 }
+
+/// A 200 body of plain words, or a bare JSON string, decoded with no framing.
+fn plain_200(body: &str, content_type: &str) -> Vec<Chunk> {
+    common::decode_split_with(
+        &common::head(200, &[("content-type", content_type)]),
+        body.as_bytes(),
+        &[body.len()],
+    )
+}
+
+#[test]
+fn a_guards_refusal_in_plain_words_under_a_200_is_a_content_filter() {
+    for (body, content_type) in [
+        ("Rejected by guardrails moderation", "text/plain"),
+        (
+            r#""Violated policies: toxicity, please check your input.""#,
+            "application/json",
+        ),
+    ] {
+        let f = finish_of(&plain_200(body, content_type));
+        let failure = f.failure.expect("a failure");
+        assert_eq!(failure.code.as_str(), "CONTENT_FILTER", "{body}");
+    }
+    // Other plain words, and an HTML page that names moderation, stay an unparseable body.
+    for (body, content_type) in [
+        ("Hello from the proxy", "text/plain"),
+        (r#""ok""#, "application/json"),
+        (
+            "<html><head><title>Moderation</title></head><body>guardrails moderation rejected</body></html>",
+            "text/html",
+        ),
+    ] {
+        let f = finish_of(&plain_200(body, content_type));
+        let failure = f.failure.expect("a failure");
+        assert_eq!(failure.code.as_str(), "SERVER_ERROR", "{body}");
+        assert!(
+            failure.message.contains("neither"),
+            "{body}: {}",
+            failure.message
+        );
+    }
+}

@@ -611,6 +611,22 @@ fn by_labels(said: &Said) -> Option<FailureCode> {
     if said.server_status && says_guard_check_broke(text) {
         return Some(codes::SERVER_ERROR);
     }
+    // Envoy's answer when it got no response from the upstream ("upstream connect error or
+    // disconnect/reset before headers. reset reason: connection termination"), under the 5xx it
+    // puts on it: the connection to the backend failed, not the servers too busy that a bare 503
+    // would say, unless the reason is its circuit breaker's `overflow` (too many requests
+    // pending), which is capacity. A gateway's time-out (504) keeps its meaning, and under a 4xx
+    // the status decides.
+    if said.server_status
+        && !matches!(said.status, Some(504 | 524))
+        && says(&["upstream connect error", "reset before headers"])
+    {
+        return Some(if says(&["reset reason: overflow"]) {
+            codes::OVERLOADED
+        } else {
+            codes::SERVER_ERROR
+        });
+    }
     if says(SERVICE_FAILURE_WORDING)
         || says_status_internal(text)
         || says_no_backends_found(text)
@@ -1010,8 +1026,9 @@ fn says_no_backends_found(text: &str) -> bool {
 }
 
 /// The model's answer said to be empty: no output, or nothing returned ("did not return any
-/// message content", "returned no content", "empty completion"). A request's part said to be
-/// empty is [`says_request_part_empty`]; "no output file" or "no output format" names a setting.
+/// message content", "returned no content", "empty completion", "EMPTY RESPONSE", "No response
+/// from model."). A request's part said to be empty is [`says_request_part_empty`]; "no output
+/// file" or "no output format" names a setting.
 fn says_answer_empty(text: &str) -> bool {
     const ANSWER: &[&str] = &[
         "content",
@@ -1045,7 +1062,19 @@ fn says_answer_empty(text: &str) -> bool {
                 && next == Some("no")
                 && words.get(i + 2).is_some_and(|w| ANSWER.contains(w)))
             || (words[i] == "empty"
-                && next.is_some_and(|w| matches!(w, "completion" | "output" | "answer")))
+                && next.is_some_and(|w| matches!(w, "completion" | "output" | "answer" | "response")))
+            // "The response is empty", "the completion was empty".
+            || (words[i] == "empty"
+                && i >= 2
+                && matches!(words[i - 1], "is" | "was")
+                && matches!(words[i - 2], "response" | "completion" | "answer" | "output"))
+            // "No response from model.": the model said nothing. No response from an upstream or a
+            // server is a connection's failure, not an empty answer.
+            || (words[i] == "response"
+                && i >= 1
+                && words[i - 1] == "no"
+                && words.get(i + 1) == Some(&"from")
+                && words[i + 2..(i + 4).min(words.len())].contains(&"model"))
     })
 }
 
@@ -1126,6 +1155,9 @@ const CREDENTIALS: &[&str] = &[
     "accesskey",
     "credential",
     "credentials",
+    // A web session's cookies, the credential of proxies over a chat site ("empty cookies").
+    "cookie",
+    "cookies",
 ];
 
 /// Credential words as one word each ("api key" → "apikey"), for [`says_credential_invalid`] and
@@ -1160,6 +1192,7 @@ fn says_credential_invalid(text: &str) -> bool {
         "wrong",
         "missing",
         "disabled",
+        "empty",
     ];
     // (No credential at all is `says_no_credential`, asked before this.)
     let text = credential_words(text);
@@ -1249,7 +1282,13 @@ fn says_model_not_offered(text: &str) -> bool {
     if text.contains("keyerror:") && (text.contains("models[") || text.contains("[model_name]")) {
         return true;
     }
-    const NOT_OFFERED: &[&str] = &["is not supported", "not found", "does not exist"];
+    const NOT_OFFERED: &[&str] = &[
+        "is not supported",
+        // "model 'gpt-4o' is not not yet supported" (sic).
+        "not yet supported",
+        "not found",
+        "does not exist",
+    ];
     NOT_OFFERED.iter().any(|phrase| {
         text.match_indices(phrase).any(|(at, _)| {
             let before = &text[..at];
@@ -1336,6 +1375,13 @@ const WAITED_OUT: &[&str] = &["timed out waiting for", "timeout waiting for"];
 /// The request could not be read or did not validate.
 const INPUT_REJECTED_WORDING: &[&str] = &[
     "validation error",
+    // A JSON Schema validator's words for the request's document ("[] is too short - 'messages'",
+    // "'model' is a required property", "123 is not of type 'string'").
+    "is too short",
+    "is a required property",
+    "is not of type",
+    "additional properties are not allowed",
+    "is not valid under any of the given schemas",
     "parsing input",
     "parse input",
     "parsing the input",

@@ -323,6 +323,8 @@ pub fn says_policy_refusal(text: &str) -> bool {
         || says_judging_check_failed(&words)
         || says_personal_data_found(&words, text)
         || says_terms_violated(&words, text)
+        || says_refused_in_a_models_voice(text)
+        || says_not_valid_by_policy(text)
         || blocked_bare
         || (0..words.len()).any(|i| {
             judged(i) || guard_pattern(i) || blocked_by_guard(i) || content_blocked_for_policy(i)
@@ -393,6 +395,61 @@ fn says_personal_data_found(words: &[&str], text: &str) -> bool {
                 "detected" | "found" | "contains" | "containing" | "identified"
             )
         })
+}
+
+/// A refusal in a model's voice, sent by a guard as the error itself ("I'm sorry, I cannot assist you
+/// with your prompt." under OPEA's guardrail status): the first person declining to help. An
+/// apology for the service ("Sorry, you've exceeded your rate limits", "Sorry, the upstream model
+/// provider is currently experiencing high demand") is not this.
+fn says_refused_in_a_models_voice(text: &str) -> bool {
+    const DECLINES: &[&str] = &[
+        "i cannot assist",
+        "i can't assist",
+        "i can not assist",
+        "i am unable to assist",
+        "i'm unable to assist",
+        "i cannot help",
+        "i can't help",
+        "i am unable to help",
+        "i'm unable to help",
+        "i cannot comply",
+        "i can't comply",
+        "i cannot fulfill",
+        "i can't fulfill",
+        "i cannot provide",
+        "i can't provide",
+    ];
+    let text = &text.replace('\u{2019}', "'");
+    DECLINES.iter().any(|p| text.contains(p))
+}
+
+/// What was sent or made judged not valid, or not allowed, by the provider's policies ("the model
+/// output is not valid according to the policies", "this request is against our usage
+/// policies"): a policy's refusal.
+fn says_not_valid_by_policy(text: &str) -> bool {
+    const BY_POLICY: &[&str] = &[
+        "according to the polic",
+        "according to our polic",
+        "according to the usage polic",
+        "according to our usage polic",
+    ];
+    const AGAINST: &[&str] = &[
+        "against our polic",
+        "against the polic",
+        "against our usage polic",
+        "against our content polic",
+    ];
+    AGAINST.iter().any(|p| text.contains(p))
+        || (BY_POLICY.iter().any(|p| text.contains(p))
+            && [
+                "not valid",
+                "not allowed",
+                "not permitted",
+                "invalid",
+                "violat",
+            ]
+            .iter()
+            .any(|p| text.contains(p)))
 }
 
 /// What was sent said to violate the provider's terms ("This prompt appears to violate our terms

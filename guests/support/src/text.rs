@@ -47,6 +47,15 @@ pub fn normalize(text: &str) -> String {
         .to_lowercase()
 }
 
+/// A body short enough to be a guard's sentence or two in plain words, and not an HTML page: the
+/// text an adapter reads for a refusal when a 2xx body is neither an answer nor an error envelope
+/// (kgateway's "Rejected by guardrails moderation"). `None` for anything else.
+pub fn plain_words(text: &str) -> Option<&str> {
+    const GUARD_TEXT_CHARS: usize = 1_000;
+    let said = text.trim();
+    (!said.is_empty() && said.len() <= GUARD_TEXT_CHARS && !looks_like_html(said)).then_some(said)
+}
+
 /// Whether the body looks like an HTML page (a proxy's or CDN's error page).
 pub fn looks_like_html(text: &str) -> bool {
     let start = text
