@@ -2091,3 +2091,93 @@ fn refusals_in_a_models_voice_schema_words_empty_answers_cookies_and_envoys_rese
         ),
     ]);
 }
+
+#[test]
+fn per_message_limits_admission_i18n_keys_points_and_statuses_that_open_a_message() {
+    assert_codes(&[
+        // The cap on a request's cache of keys and values is its context.
+        (
+            400,
+            r#"{"detail":"Request needs 9 context tokens (5 prompt + 4 max generation), but MAX_KV_SIZE is 8."}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        // A limit per message is the request's, under a 429 too: its size an overflow, its count
+        // an invalid request; a per-minute budget stays a rate.
+        (
+            429,
+            r#"{"error":"Those are way too many images for me! I can handle up to 10 images per message."}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            429,
+            r#"{"error":"Those images are way too large for me! I can handle up to 20MB of images per message."}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"Your input exceeds the maximum context length of 8192 tokens per request"}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error":{"message":"Rate limit: up to 20 requests per minute per request key"}}"#,
+            "RATE_LIMITED",
+        ),
+        // Too many of the server's jobs in progress is capacity; the caller's own is a rate.
+        (
+            429,
+            r#"{"detail":"Too many image generations in progress; try again shortly."}"#,
+            "OVERLOADED",
+        ),
+        (
+            429,
+            r#"{"error_code":"RATE_LIMITED","detail":"Too many image generations in progress; try again shortly."}"#,
+            "OVERLOADED",
+        ),
+        (
+            429,
+            r#"{"error":{"message":"You have too many requests in progress"}}"#,
+            "RATE_LIMITED",
+        ),
+        // High volume is overload (under a 429; a 500 keeps its meaning).
+        (
+            429,
+            r#"{"error":{"message":"bedrock is experiencing high connection volume and cannot process your request right now."}}"#,
+            "OVERLOADED",
+        ),
+        // A status closing an error key, or opening the message, under a proxy's 500.
+        (
+            500,
+            r#"{"code":500,"message":"common:code_error.error_message.403"}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"message":"401 Invalid model key or Incorrect local model configuration."}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"message":"Error 429: Too Many Requests"}"#,
+            "RATE_LIMITED",
+        ),
+        // ... but a number that is no status, or a proxy's own 4xx, is not read so.
+        (500, r#"{"message":"3 workers failed"}"#, "SERVER_ERROR"),
+        (
+            400,
+            r#"{"message":"401 is not a valid value for n"}"#,
+            "INVALID_REQUEST",
+        ),
+        // Points as a platform's currency, and a plan's predictions, run out.
+        (
+            500,
+            r#"{"message":"common:code_error.team_error.ai_points_not_enough"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            500,
+            r#"{"message":"Error: predictionsServices.buildChatflow - Predictions limit exceeded"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+    ]);
+}

@@ -551,3 +551,17 @@ fn a_guards_refusal_in_plain_words_under_a_200_is_a_content_filter() {
         );
     }
 }
+
+#[test]
+fn an_in_band_error_saying_what_the_request_must_have_is_an_invalid_request() {
+    assert_failure_codes(&[
+        (
+            r#"{"error":{"message":"Flow must have a ChatInput component to be compatible with OpenAI Responses API"}}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            r#"{"error":{"message":"bedrock is experiencing high connection volume and cannot process your request right now. This typically happens when there are too many simultaneous requests to the AI model."}}"#,
+            "OVERLOADED",
+        ),
+    ]);
+}

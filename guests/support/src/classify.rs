@@ -489,15 +489,21 @@ fn upstream_status_named(text: &str, status: Option<u16>) -> Option<(u16, String
         "upstream",
         "status_code",
         "statuscode",
+        // "Error 403: Forbidden"; FastGPT's key "common:code_error.error_message.403".
+        "error",
+        "error_message",
+        "error_code",
     ];
     let outer = status.filter(|s| *s >= 500 || *s == 429)?;
     let words = meaning::words(text);
-    let numbered = (1..words.len()).find_map(|i| {
+    // A number after a word that introduces one, or opening the message ("401 Invalid model key
+    // or Incorrect local model configuration." under Flowise's 500).
+    let numbered = (0..words.len()).find_map(|i| {
         let n = words[i]
             .parse::<u16>()
             .ok()
             .filter(|n| (400..600).contains(n))?;
-        LEADS.contains(&words[i - 1]).then_some(n)
+        (i == 0 || LEADS.contains(&words[i - 1])).then_some(n)
     });
     let phrased = || {
         [
@@ -836,6 +842,20 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
     {
         return Some(codes::OVERLOADED);
     }
+    // A limit on what one message may carry ("I can handle up to 10 images per message", "way too
+    // large ... up to 20MB of images per message"), under any status, a 429 too: the request's
+    // own, not a rate. Its size over the limit is an overflow, anything else an invalid request.
+    if says_per_message_limit(text) && !rate_wording {
+        return Some(
+            if says(&["too large", "too big", "mb ", "mb of", "kb of"])
+                || meaning::says_context_overflow(text)
+            {
+                codes::CONTEXT_WINDOW_EXCEEDED
+            } else {
+                codes::INVALID_REQUEST
+            },
+        );
+    }
     if rate_wording {
         return Some(codes::RATE_LIMITED);
     }
@@ -974,6 +994,29 @@ fn says_credential_pool_spent(text: &str) -> bool {
     pool && (text.contains("temporarily unavailable")
         || meaning::words(text).iter().any(|w| *w == "exhausted")
             && !meaning::says_quota_exhausted(text))
+}
+
+/// A limit said to be per message or per request, with how much one may carry ("I can handle up
+/// to 10 images per message", "at most 5 files per request"): the request's own limit.
+fn says_per_message_limit(text: &str) -> bool {
+    [
+        "per message",
+        "per request",
+        "in a single message",
+        "in one message",
+    ]
+    .iter()
+    .any(|p| text.contains(p))
+        && [
+            "up to",
+            "at most",
+            "too many",
+            "too large",
+            "maximum",
+            "max ",
+        ]
+        .iter()
+        .any(|p| text.contains(p))
 }
 
 /// A guard's check named as failed with no verdict beside it ("Guardrails content inspection
@@ -1444,6 +1487,8 @@ const SERVICE_FAILURE_WORDING: &[&str] = &[
 /// An in-band error that says what is wrong with the request.
 const VALIDATION_WORDING: &[&str] = &[
     "must be",
+    // "Flow must have a ChatInput component to be compatible with OpenAI Responses API".
+    "must have",
     "can't be blank",
     "cannot be blank",
     "can't be empty",

@@ -521,6 +521,21 @@ pub fn says_overloaded(text: &str) -> bool {
             && !text.contains("your capacity")
             && !["token", "context", "length"].iter().any(|p| text.contains(p)))
         || says_none_free(text)
+        || says_too_many_in_progress(text)
+}
+
+/// Too many of the server's own jobs in progress ("Too many image generations in progress; try
+/// again shortly."): its admission limit, capacity. The caller's own requests in progress ("You
+/// have too many requests in progress", "concurrent requests for this key") are a rate.
+fn says_too_many_in_progress(text: &str) -> bool {
+    text.contains("in progress")
+        && text.contains("too many")
+        && !words(text).iter().any(|w| {
+            matches!(
+                *w,
+                "you" | "your" | "account" | "key" | "user" | "concurrent"
+            )
+        })
 }
 
 /// The servers' own resources or workers said to be all taken ("No available resources to
@@ -874,6 +889,10 @@ fn duration_ms(text: &str) -> Option<u64> {
 /// model has too much traffic now" ("该模型当前访问量过大"), "load too high", "overloaded".
 const OVERLOAD_WORDING: &[&str] = &[
     "overloaded",
+    // "bedrock is experiencing high connection volume and cannot process your request right now".
+    "high volume",
+    "high connection volume",
+    "high request volume",
     "over capacity",
     "at capacity",
     "high demand",
@@ -895,6 +914,10 @@ const OVERLOAD_WORDING: &[&str] = &[
 
 /// Limits only a request's length can break.
 const CONTEXT_LIMITS: &[&str] = &[
+    // MLX servers' cap on a request's cache of keys and values, the context they can hold ("Request
+    // needs 9 context tokens (5 prompt + 4 max generation), but MAX_KV_SIZE is 8.").
+    "max_kv_size",
+    "max kv size",
     "context length",
     "context_length",
     "context window",
@@ -996,6 +1019,12 @@ const MONEY: &[&str] = &[
     "insufficient funds",
     // AI Horde's currency: "This shared key does not have enough remaining kudos (0)".
     "kudos",
+    // Points as a platform's currency (FastGPT: "team_error.ai_points_not_enough"; 积分不足).
+    "points_not_enough",
+    "points not enough",
+    "not enough points",
+    "insufficient points",
+    "积分不足",
     // iFlytek's "AppIdNoAuthError ... tokens.total": the app's token allowance is spent.
     "tokens.total",
     // Chinese: "insufficient balance", "in arrears", "please recharge" ("余额不足或无可用资源包,请充值").
@@ -1030,6 +1059,9 @@ const OFFER_ENDED: &[&str] = &[
 const USAGE_LIMITS: &[&str] = &[
     "usage limit",
     "usage cap",
+    // A plan's count of predictions (Flowise Cloud: "Predictions limit exceeded").
+    "predictions limit",
+    "prediction limit",
     // Chinese: "usage cap" ("已达到 5 小时的使用上限"), "the allowance is used up".
     "使用上限",
     "用量上限",
