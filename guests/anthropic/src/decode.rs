@@ -36,6 +36,7 @@ use crate::types::{
     Chunk, Finish, FinishKind, LlmFailure, ResponseHead, ToolCallDelta, Usage, codes,
 };
 use dsh_guest_support::body::BodyInput;
+use dsh_guest_support::classify::said_nothing_in_band;
 
 /// Whether the typed fast path takes the event `data` (tests check it covers the common shapes).
 #[doc(hidden)]
@@ -408,11 +409,11 @@ impl Decoder {
         }
         let value = match serde_json::from_str::<Value>(text.trim()) {
             Ok(value) if !self.input.raw_too_large() => value,
-            _ => return self.emit_error(self.refusal_or_unparseable(&text, &text), out),
+            _ => return self.emit_error(self.meaning_or_unparseable(&text, &text), out),
         };
         // A bare JSON string is read as plain words.
         if let Value::String(said) = &value {
-            return self.emit_error(self.refusal_or_unparseable(said, &text), out);
+            return self.emit_error(self.meaning_or_unparseable(said, &text), out);
         }
         let kind = value.get("type").and_then(Value::as_str).unwrap_or("");
         if kind == "error" || value.get("error").is_some_and(|e| !e.is_null()) {
@@ -480,15 +481,15 @@ impl Decoder {
         self.emit_finish(finish, out);
     }
 
-    /// A 2xx body that is neither a Message nor an error but a guard's refusal in plain words (a
-    /// gateway's "Rejected by guardrails moderation"): read as an error's text, and only a refusal
-    /// by the content rules replaces the "unparseable body" failure, since retrying a refusal is
-    /// wasted and any other body is retried as a server error. `said` is the words, `body` the
-    /// whole body (for the unparseable failure's excerpt).
-    fn refusal_or_unparseable(&self, said: &str, body: &str) -> LlmFailure {
+    /// A 2xx body that is neither a Message nor an error but a proxy's or a guard's words (a
+    /// gateway's "Rejected by guardrails moderation"): read as an error's, and a meaning they name
+    /// replaces the "unparseable body" failure; what an in-band error without a meaning falls to
+    /// does not, since the unparseable failure says more. `said` is the words, `body` the whole
+    /// body (for that failure's excerpt).
+    fn meaning_or_unparseable(&self, said: &str, body: &str) -> LlmFailure {
         plain_words(said)
             .map(|said| classify_in_band(&serde_json::json!({ "message": said }), &self.head))
-            .filter(|failure| failure.code == codes::CONTENT_FILTER)
+            .filter(|failure| !said_nothing_in_band(failure.code))
             .unwrap_or_else(|| self.unparseable(body))
     }
 

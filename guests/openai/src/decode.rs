@@ -20,6 +20,7 @@ use crate::types::{
     Chunk, Finish, FinishKind, LlmFailure, ResponseHead, ToolCallDelta, Usage, codes,
 };
 use dsh_guest_support::body::BodyInput;
+use dsh_guest_support::classify::said_nothing_in_band;
 
 /// Whether a JSON document that is no chat completion says it is an error: an error key of a known
 /// envelope other than `error` (`error_code`, `error_msg`, `errors`, ...), or a `code` beside a
@@ -39,10 +40,23 @@ fn carries_an_error(v: &Value) -> bool {
     let coded = |o: &serde_json::Map<String, Value>| {
         o.contains_key("code") && (o.contains_key("message") || o.contains_key("msg"))
     };
-    // A body that says it failed (Petals' `{"ok": false, "traceback": ...}`).
+    // A body that says it failed (Petals' `{"ok": false, "traceback": ...}`; chatgpt-web's
+    // `{"status": "Fail", "message": ..., "data": null}`).
     let failed = ["ok", "success"]
         .iter()
-        .any(|k| o.get(*k) == Some(&Value::Bool(false)));
+        .any(|k| o.get(*k) == Some(&Value::Bool(false)))
+        || (o.get("status").and_then(Value::as_str).is_some_and(|s| {
+            [
+                "fail",
+                "failed",
+                "failure",
+                "error",
+                "unauthorized",
+                "forbidden",
+            ]
+            .iter()
+            .any(|f| s.eq_ignore_ascii_case(f))
+        }) && (o.contains_key("message") || o.contains_key("msg")));
     ERROR_KEYS.iter().any(|k| o.get(*k).is_some_and(|e| !e.is_null()))
         || failed
         || coded(o)
@@ -382,7 +396,7 @@ impl Decoder {
             .collect();
         let values = match values {
             Ok(values) if !self.input.raw_too_large() && !values.is_empty() => values,
-            _ => return self.emit_error(self.refusal_or_unparseable(&text, &text, false), out),
+            _ => return self.emit_error(self.meaning_or_unparseable(&text, &text, false), out),
         };
         // Anything else (a Responses object, some other API's JSON) is not a chat completion; saying
         // so beats a silent "truncated".
@@ -404,7 +418,7 @@ impl Decoder {
                 [Value::String(said)] => said.as_str(),
                 _ => "",
             };
-            return self.emit_error(self.refusal_or_unparseable(said, &text, true), out);
+            return self.emit_error(self.meaning_or_unparseable(said, &text, true), out);
         }
         if let Some(failure) = values.iter().find_map(|v| self.gateway_refusal(v)) {
             return self.emit_error(failure, out);
@@ -436,16 +450,17 @@ impl Decoder {
         (failure.code == codes::CONTENT_FILTER).then_some(failure)
     }
 
-    /// A 2xx body that is neither a completion nor an error envelope but a guard's refusal in plain
+    /// A 2xx body that is neither a completion nor an error envelope but a proxy's or a guard's
     /// words (kgateway's "Rejected by guardrails moderation" as text, OPEA's JSON string "Violated
-    /// policies: toxicity, please check your input."): the words are read as an error's, and only
-    /// a refusal by the content rules replaces the "unparseable body" failure, since retrying a
-    /// refusal is wasted and any other body is retried as a server error. `said` is the words,
-    /// `body` the whole body (for the unparseable failure's excerpt).
-    fn refusal_or_unparseable(&self, said: &str, body: &str, json: bool) -> LlmFailure {
+    /// policies: toxicity, please check your input.", NextChat's "AbortError: This operation was
+    /// aborted"): the words are read as an error's, and a meaning they name replaces the
+    /// "unparseable body" failure. What an in-band error without a meaning falls to (a server
+    /// error, or an invalid request by its validation words) does not: the unparseable failure
+    /// says more. `said` is the words, `body` the whole body (for that failure's excerpt).
+    fn meaning_or_unparseable(&self, said: &str, body: &str, json: bool) -> LlmFailure {
         plain_words(said)
             .map(|said| classify_in_band(&serde_json::json!({ "message": said }), &self.head))
-            .filter(|failure| failure.code == codes::CONTENT_FILTER)
+            .filter(|failure| !said_nothing_in_band(failure.code))
             .unwrap_or_else(|| self.unparseable(body, json))
     }
 

@@ -2181,3 +2181,65 @@ fn per_message_limits_admission_i18n_keys_points_and_statuses_that_open_a_messag
         ),
     ]);
 }
+
+#[test]
+fn token_capacity_memory_limits_length_ranges_time_outs_aborts_and_details() {
+    assert_codes(&[
+        // A service at its token capacity, or its memory spent, is capacity under a 429.
+        (429, "LLM service is at token capacity", "OVERLOADED"),
+        (429, r#"{"message":"Memory limit exceeded"}"#, "OVERLOADED"),
+        // ... but a model's capacity in tokens is not the servers' (here the 400 decides).
+        (
+            400,
+            r#"{"error":{"message":"This exceeds the model's capacity of 4096 tokens"}}"#,
+            "INVALID_REQUEST",
+        ),
+        // A length's range, and the figure got over its top, is an overflow; under its bottom
+        // it is not.
+        (
+            422,
+            r#"{"error":{"message":"Messages token length must be in (0, 1048576], but got 1100000. This could be caused by invalid input format or empty content."}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            422,
+            r#"{"error":{"message":"Messages token length must be in (0, 1048576], but got 0."}}"#,
+            "INVALID_REQUEST",
+        ),
+        // "Time-out" and a JavaScript abort under a 5xx are time-outs.
+        (502, "网关超时 | Gateway Time-out", "TIMEOUT"),
+        (500, "AbortError: This operation was aborted", "TIMEOUT"),
+        // A budget of an hour or longer is quota; a stated wait under an hour keeps it a rate.
+        (
+            429,
+            "Too many request from this IP in 1 hour",
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error":{"message":"You are limited to 100 requests per hour"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error":{"message":"You are limited to 100 requests per hour, try again in 20 seconds"}}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            429,
+            r#"{"error":{"message":"You are limited to 60 requests per minute"}}"#,
+            "RATE_LIMITED",
+        ),
+        // A detail in words beside the message is read too: here the upstream's balance.
+        (
+            429,
+            r#"{"error":{"type":"llm_rate_limit","message":"Rate limit exceeded on your API key. Please check your provider's rate limits and billing, or reduce request frequency.","detail":"RATE_LIMIT_EXCEEDED: Rate limited by OpenAI: Error code: 429 - {'error': {'code': '1113', 'message': 'Insufficient balance or no resource package. Please recharge.'}} [BYOK]"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error":{"type":"llm_rate_limit","message":"Rate limit exceeded on your API key.","detail":"RATE_LIMIT_EXCEEDED: Rate limited by OpenAI: Error code: 429 - Rate limit reached for gpt-4o in organization org-x on requests per min (RPM): Limit 500"}}"#,
+            "RATE_LIMITED",
+        ),
+    ]);
+}

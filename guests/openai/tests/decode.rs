@@ -565,3 +565,54 @@ fn an_in_band_error_saying_what_the_request_must_have_is_an_invalid_request() {
         ),
     ]);
 }
+
+#[test]
+fn a_200_body_marked_failed_by_its_status_word_is_an_error() {
+    // chatgpt-web's envelope: `status` "Fail" (or "Unauthorized") beside a message.
+    assert_failure_codes(&[
+        (
+            r#"{"status":"Unauthorized","message":"Error: 无访问权限 | No access rights","data":null}"#,
+            "AUTH",
+        ),
+        (
+            r#"{"message":"[OpenAI] 提供错误的API密钥 | Incorrect API key provided","data":null,"status":"Fail"}"#,
+            "AUTH",
+        ),
+        (
+            r#"{"message":"[OpenAI] 服务器繁忙，请稍后再试 | Server is busy, please try again later","data":null,"status":"Fail"}"#,
+            "OVERLOADED",
+        ),
+        (
+            r#"{"message":"[OpenAI] 网关超时 | Gateway Time-out","data":null,"status":"Fail"}"#,
+            "TIMEOUT",
+        ),
+        (
+            r#"{"status":"Fail","message":"Too many request from this IP in 1 hour","data":null}"#,
+            "QUOTA_EXCEEDED",
+        ),
+    ]);
+    // A "Success" status is no failure.
+    let chunks = plain_200(
+        r#"{"status":"Success","message":"ok","data":{"choices":[{"message":{"content":"hi"}}]}}"#,
+        "application/json",
+    );
+    let failure = finish_of(&chunks).failure.expect("a failure");
+    assert!(failure.message.contains("neither"), "{}", failure.message);
+}
+
+#[test]
+fn plain_words_under_a_200_that_name_a_meaning_are_read() {
+    // A proxy's abort as a bare JSON string is a time-out; words with no meaning stay unparseable.
+    let failure = finish_of(&plain_200(
+        r#""AbortError: This operation was aborted""#,
+        "application/json",
+    ))
+    .failure
+    .expect("a failure");
+    assert_eq!(failure.code.as_str(), "TIMEOUT");
+    let failure = finish_of(&plain_200("invalid something", "text/plain"))
+        .failure
+        .expect("a failure");
+    assert_eq!(failure.code.as_str(), "SERVER_ERROR");
+    assert!(failure.message.contains("neither"), "{}", failure.message);
+}

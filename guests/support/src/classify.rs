@@ -257,6 +257,15 @@ impl ErrorInfo {
         if let Some(raw) = e.get("metadata").and_then(|m| m.get("raw")) {
             self.extra = raw.as_str().map_or_else(|| raw.to_string(), str::to_string);
         }
+        // A detail in words beside the message (Letta: "Rate limit exceeded on your API key ..." with
+        // the upstream's "Insufficient balance or no resource package. Please recharge." as its
+        // `detail`): the provider's words too, and often the cause.
+        if let Some(detail) = e.get("detail").and_then(Value::as_str)
+            && self.message.as_deref() != Some(detail.trim())
+        {
+            self.extra.push(' ');
+            self.extra.push_str(&clip(detail, MESSAGE_CHARS));
+        }
         // A message for people beside the one for programs (EPAM AI DIAL: "Hit token rate limit.
         // Minute limit: ..." and "You've exceeded your daily token limit"): both are the provider's
         // words, and the second often says which budget ran out.
@@ -866,7 +875,16 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
         return Some(codes::CONTEXT_WINDOW_EXCEEDED);
     }
     if (status.is_none() || server_status)
-        && (says(&["timeout", "deadline exceeded"]) || meaning::says_too_slow(text))
+        && (says(&[
+            "timeout",
+            // "网关超时 | Gateway Time-out".
+            "time-out",
+            "deadline exceeded",
+            // JavaScript's fetch giving up on its abort signal, as a proxy's timer sets it
+            // ("AbortError: This operation was aborted").
+            "aborterror",
+            "operation was aborted",
+        ]) || meaning::says_too_slow(text))
     {
         return Some(codes::TIMEOUT);
     }
@@ -920,6 +938,13 @@ fn by_status(status: u16) -> FailureCode {
         300..=499 => codes::INVALID_REQUEST,
         _ => codes::SERVER_ERROR,
     }
+}
+
+/// Whether a code is what an in-band error without a meaning falls to (`in_band_fallback`: a
+/// server error, or an invalid request by its validation words): plain words that get it said
+/// nothing an adapter's "unparseable body" failure would not say better.
+pub fn said_nothing_in_band(code: FailureCode) -> bool {
+    code == codes::SERVER_ERROR || code == codes::INVALID_REQUEST
 }
 
 /// Step 5: in band, without a status: generic labels, a request found wrong by its words (Baidu's

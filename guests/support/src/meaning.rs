@@ -360,6 +360,9 @@ pub fn says_length_figures_over_max(text: &str) -> bool {
             (gap <= 6).then(|| digits.parse::<u64>().ok()).flatten()
         })
     };
+    if says_length_range_broken(text) {
+        return true;
+    }
     let request = figure_after(&[
         "request length",
         "input length",
@@ -374,6 +377,31 @@ pub fn says_length_figures_over_max(text: &str) -> bool {
         "max_seq_len",
     ]);
     matches!((request, max), (Some(r), Some(m)) if r > m)
+}
+
+/// A length's allowed range stated, and the figure got over its top ("Messages token length must be
+/// in (0, 1048576], but got 1100000."). A figure under the bottom, or inside the range, is not an
+/// overflow.
+fn says_length_range_broken(text: &str) -> bool {
+    let number = |s: &str| -> Option<u64> {
+        let s = s.trim_start_matches(|c: char| !c.is_ascii_digit());
+        s.chars()
+            .take_while(char::is_ascii_digit)
+            .collect::<String>()
+            .parse()
+            .ok()
+    };
+    ["length must be in ", "length should be in "]
+        .iter()
+        .find_map(|lead| {
+            let at = text.find(lead)? + lead.len();
+            let range = &text[at..];
+            let comma = range.find(',')?;
+            let top = number(&range[comma + 1..])?;
+            let got = range.find("got ")? + "got ".len();
+            Some(number(&range[got..])? > top)
+        })
+        .unwrap_or(false)
 }
 
 /// Personal data found in what was sent or made ("PII detected in request", "the response contains
@@ -520,6 +548,11 @@ pub fn says_overloaded(text: &str) -> bool {
         || (text.contains("capacity")
             && !text.contains("your capacity")
             && !["token", "context", "length"].iter().any(|p| text.contains(p)))
+        // A service at its token capacity ("LLM service is at token capacity"): the servers' budget
+        // of tokens in flight, not one request's length.
+        || ["at token capacity", "at full capacity", "at maximum capacity", "at max capacity"]
+            .iter()
+            .any(|p| text.contains(p))
         || says_none_free(text)
         || says_too_many_in_progress(text)
 }
@@ -889,6 +922,9 @@ fn duration_ms(text: &str) -> Option<u64> {
 /// model has too much traffic now" ("该模型当前访问量过大"), "load too high", "overloaded".
 const OVERLOAD_WORDING: &[&str] = &[
     "overloaded",
+    // The servers' memory budget spent ("Memory limit exceeded" under a 429).
+    "memory limit exceeded",
+    "memory limit reached",
     // "bedrock is experiencing high connection volume and cannot process your request right now".
     "high volume",
     "high connection volume",
@@ -1075,7 +1111,6 @@ const SHORT_BUDGETS: &[&str] = &[
     "per minute",
     "(tpm)",
     "(rpm)",
-    "per hour",
     // "limited to 10 API calls / minute".
     "/ second",
     "/second",
@@ -1083,11 +1118,18 @@ const SHORT_BUDGETS: &[&str] = &[
     "/sec",
     "/ min",
     "/min",
+];
+/// Budgets of an hour or longer: whoever hits one waits up to its whole period, past
+/// [`QUOTA_HORIZON_MS`] (the design's "a retry horizon of an hour or more" is quota).
+const LONG_BUDGETS: &[&str] = &[
+    "per hour",
     "/ hour",
     "/hour",
-];
-/// Budgets of a day or longer.
-const LONG_BUDGETS: &[&str] = &[
+    "hourly",
+    // "Too many request from this IP in 1 hour" (chatgpt-web's window).
+    "in 1 hour",
+    "in one hour",
+    "in an hour",
     "per day",
     "per-day",
     "daily",
