@@ -20,7 +20,7 @@ use crate::types::{
     Chunk, Finish, FinishKind, LlmFailure, ResponseHead, ToolCallDelta, Usage, codes,
 };
 use dsh_guest_support::body::BodyInput;
-use dsh_guest_support::classify::said_nothing_in_band;
+use dsh_guest_support::classify::{names_a_message, said_nothing_in_band};
 
 /// Whether a JSON document that is no chat completion says it is an error: an error key of a known
 /// envelope other than `error` (`error_code`, `error_msg`, `errors`, ...), or a `code` beside a
@@ -56,7 +56,7 @@ fn carries_an_error(v: &Value) -> bool {
             ]
             .iter()
             .any(|f| s.eq_ignore_ascii_case(f))
-        }) && (o.contains_key("message") || o.contains_key("msg")));
+        }) && names_a_message(o));
     ERROR_KEYS.iter().any(|k| o.get(*k).is_some_and(|e| !e.is_null()))
         || failed
         || coded(o)

@@ -2243,3 +2243,59 @@ fn token_capacity_memory_limits_length_ranges_time_outs_aborts_and_details() {
         ),
     ]);
 }
+
+#[test]
+fn dated_waits_blocks_with_a_plea_queues_under_rate_labels_and_models_without_an_endpoint() {
+    assert_codes(&[
+        // A wait until a calendar date is a period's reset: quota, rate words or not.
+        (
+            429,
+            "you have exceeded the rate limit of 500 requests. Retry after 2024-03-15 00:00:00 +0000 UTC",
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            429,
+            "you have exceeded the rate limit of 500 requests. Retry after 30 seconds",
+            "RATE_LIMITED",
+        ),
+        // ... and a date at another time of day is a short wait, usually now plus seconds.
+        (
+            429,
+            r#"you have exceeded the concurrency limit of 10 requests for "code_completions". Retry after 2024-03-14 09:12:40 +0000 UTC"#,
+            "RATE_LIMITED",
+        ),
+        // A request blocked with a plea but no reason is a guard's; with a reason it is not.
+        (
+            400,
+            "request blocked - if you think this is a mistake, please contact support@example.com and reference this ID: 4bf92f35",
+            "CONTENT_FILTER",
+        ),
+        (
+            403,
+            "request blocked - your IP address is not allowed, contact support",
+            "AUTH",
+        ),
+        // A queue over its limit outranks a rate label and rate words.
+        (
+            429,
+            r#"{"error":{"message":"Too many requests: waiting queue (257) exceeds max-num-seqs (256).","type":"requests","code":"rate_limit_exceeded"}}"#,
+            "OVERLOADED",
+        ),
+        (
+            429,
+            r#"{"error":{"message":"Too many requests, slow down","code":"rate_limit_exceeded"}}"#,
+            "RATE_LIMITED",
+        ),
+        // What is not implemented for the model is the request's; a bare 501 the server's.
+        (
+            501,
+            r#"{"detail":"Chat endpoint not implemented for this model"}"#,
+            "INVALID_REQUEST",
+        ),
+        (501, "Not Implemented", "SERVER_ERROR"),
+        // A request's parameter said in Chinese to be missing or wrong.
+        (500, "服务必填参数缺失", "INVALID_REQUEST"),
+        (400, "请求参数范围错误", "INVALID_REQUEST"),
+        (500, "服务器内部错误", "SERVER_ERROR"),
+    ]);
+}

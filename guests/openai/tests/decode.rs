@@ -616,3 +616,25 @@ fn plain_words_under_a_200_that_name_a_meaning_are_read() {
     assert_eq!(failure.code.as_str(), "SERVER_ERROR");
     assert!(failure.message.contains("neither"), "{}", failure.message);
 }
+
+#[test]
+fn in_band_validation_in_broken_english_empty_candidates_and_other_message_keys() {
+    assert_failure_codes(&[
+        (
+            r#"{"code":2002,"msg":"fail, top_k should less than or equal to 100"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            r#"{"code":2002,"msg":"fail, kb_id must start with 'KB'"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            r#"{"error":{"message":"Google AI Studio Candidate text empty"}}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            r#"{"status": "error", "human_readable_message": "timeout", "caps_version": 1718000000}"#,
+            "TIMEOUT",
+        ),
+    ]);
+}

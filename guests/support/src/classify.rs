@@ -405,9 +405,17 @@ const MESSAGE_KEYS: &[&str] = &[
     "errorMessage",
     "errmsg",
     "status_msg",
+    // Refact's `{"status": "error", "human_readable_message": "timeout"}`.
+    "human_readable_message",
     // Last: a Python server's traceback, whose final line names the exception and its message.
     "traceback",
 ];
+
+/// Whether an object carries a message under one of [`MESSAGE_KEYS`] (for a decoder deciding
+/// whether a 2xx body that says it failed is an error).
+pub fn names_a_message(o: &serde_json::Map<String, Value>) -> bool {
+    MESSAGE_KEYS.iter().any(|k| field(o, k).is_some())
+}
 
 /// The first object below `value` (breadth first, four levels at most) that carries a message
 /// under one of [`MESSAGE_KEYS`]: the error, in an envelope this adapter does not know by name.
@@ -692,6 +700,12 @@ fn by_labels(said: &Said) -> Option<FailureCode> {
             if (meaning::says_overloaded(text) || says(WAITED_OUT)) && !says(RATE_WORDING) {
                 return Some(codes::OVERLOADED);
             }
+            // A queue over its limit outranks the rate words beside it ("Too many requests:
+            // waiting queue (257) exceeds max-num-seqs (256)." under `rate_limit_exceeded`): the
+            // servers' state, stated with its figures.
+            if meaning::says_queue_full(text) {
+                return Some(codes::OVERLOADED);
+            }
         }
         return Some(codes::RATE_LIMITED);
     }
@@ -793,6 +807,9 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
         "is not supported with",
         "does not support",
         "do not support",
+        // "Chat endpoint not implemented for this model" (a 501 from Hayhooks).
+        "not implemented for this model",
+        "not implemented for model",
     ]) {
         return Some(codes::INVALID_REQUEST);
     }
@@ -890,7 +907,10 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
     }
     // The request itself could not be read or did not validate, whatever the status (FastChat's
     // 500 "1 validation error for Request", KoboldCpp's 500 "Error parsing input." typed `bad_input`).
-    if label(&|l| l == "bad_input" || l.contains("validation")) || says(INPUT_REJECTED_WORDING) {
+    if label(&|l| l == "bad_input" || l.contains("validation"))
+        || says(INPUT_REJECTED_WORDING)
+        || says_parameter_wrong_zh(text)
+    {
         return Some(codes::INVALID_REQUEST);
     }
     None
@@ -1021,6 +1041,26 @@ fn says_credential_pool_spent(text: &str) -> bool {
             && !meaning::says_quota_exhausted(text))
 }
 
+/// A request's parameter (参数) said in Chinese to be missing, wrong, invalid or out of range
+/// ("服务必填参数缺失", "服务请求参数dialog错误", "请求参数范围错误"): the request's fault.
+fn says_parameter_wrong_zh(text: &str) -> bool {
+    text.contains("参数")
+        && [
+            "缺失",
+            "缺少",
+            "错误",
+            "无效",
+            "不合法",
+            "非法",
+            "范围",
+            "不能为空",
+            "必填",
+            "格式",
+        ]
+        .iter()
+        .any(|p| text.contains(p))
+}
+
 /// A limit said to be per message or per request, with how much one may carry ("I can handle up
 /// to 10 images per message", "at most 5 files per request"): the request's own limit.
 fn says_per_message_limit(text: &str) -> bool {
@@ -1131,6 +1171,13 @@ fn says_answer_empty(text: &str) -> bool {
                 && words.get(i + 2).is_some_and(|w| ANSWER.contains(w)))
             || (words[i] == "empty"
                 && next.is_some_and(|w| matches!(w, "completion" | "output" | "answer" | "response")))
+            // "Google AI Studio Candidate text empty": the answer's text, not a request's part.
+            || (words[i] == "empty"
+                && i >= 1
+                && matches!(words[i - 1], "text" | "output" | "response" | "completion" | "answer")
+                && !words[i.saturating_sub(4)..i].iter().any(|w| {
+                    matches!(*w, "messages" | "message" | "prompt" | "input" | "query" | "body")
+                }))
             // "The response is empty", "the completion was empty".
             || (words[i] == "empty"
                 && i >= 2
@@ -1512,6 +1559,13 @@ const SERVICE_FAILURE_WORDING: &[&str] = &[
 /// An in-band error that says what is wrong with the request.
 const VALIDATION_WORDING: &[&str] = &[
     "must be",
+    "must not",
+    "must start with",
+    "should be",
+    "should not",
+    // QAnything (sic): "fail, top_k should less than or equal to 100".
+    "should less than",
+    "should greater than",
     // "Flow must have a ChatInput component to be compatible with OpenAI Responses API".
     "must have",
     "can't be blank",

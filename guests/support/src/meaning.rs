@@ -312,9 +312,21 @@ pub fn says_policy_refusal(text: &str) -> bool {
     };
     // What was sent or made blocked, and nothing more said ("Request blocked."): only a guard
     // blocks a request without a reason; a rate or an address blocked says so.
-    let blocked_bare = words.last() == Some(&"blocked")
-        && words.len() >= 2
-        && (BLOCKED_ITEMS.contains(&words[words.len() - 2]) || words[words.len() - 2] == "request");
+    // The words after "blocked" may plead ("request blocked - if you think this is a mistake,
+    // please contact support"), but give no reason: one introduced ("by", "due", "because",
+    // "for") is read by the rules above or below, and a rate, a limit, an address or a region is
+    // not the content's.
+    const REASONS: &[&str] = &[
+        "by", "due", "because", "for", "rate", "limit", "limiting", "limited", "ip", "address",
+        "region", "country", "quota", "firewall", "waf", "security",
+    ];
+    let blocked_bare = (1..words.len()).any(|i| {
+        words[i] == "blocked"
+            && (BLOCKED_ITEMS.contains(&words[i - 1])
+                || words[i - 1] == "request"
+                || (i >= 2 && words[i - 1] == "was" && words[i - 2] == "request"))
+            && !words[i + 1..].iter().any(|w| REASONS.contains(w))
+    });
     // Whole words: "detectToxicContent() failed to connect" names a check that failed, not a refusal.
     words
         .iter()
@@ -659,7 +671,42 @@ pub fn says_allowance_spent(text: &str) -> bool {
             || says(OFFER_ENDED)
             || says_plan_lacks(text)
             || says_used_up(text)
-            || (says(LONG_BUDGETS) && !says(SHORT_BUDGETS)))
+            || (says(LONG_BUDGETS) && !says(SHORT_BUDGETS))
+            || says_wait_until_a_date(text))
+}
+
+/// A wait until a period's boundary: a calendar date at midnight, or with no time ("Retry after
+/// 2024-03-15 00:00:00 +0000 UTC"), the reset of a day's or a month's budget. A date at any other
+/// time ("Retry after 2024-03-14 09:12:40 +0000 UTC" for a concurrency limit) is usually now plus a
+/// few seconds, and says nothing of the horizon without the response's clock.
+fn says_wait_until_a_date(text: &str) -> bool {
+    const LEADS: &[&str] = &[
+        "retry after ",
+        "try again after ",
+        "reset at ",
+        "resets at ",
+        "available again at ",
+    ];
+    LEADS.iter().any(|lead| {
+        text.match_indices(lead).any(|(at, _)| {
+            let rest = text[at + lead.len()..].as_bytes();
+            // YYYY-MM-DD
+            let dated = rest.len() >= 10
+                && rest[..4].iter().all(u8::is_ascii_digit)
+                && rest[4] == b'-'
+                && rest[5..7].iter().all(u8::is_ascii_digit)
+                && rest[7] == b'-'
+                && rest[8..10].iter().all(u8::is_ascii_digit);
+            // Then midnight, or no time of day at all.
+            let time = &rest[10.min(rest.len())..];
+            dated
+                && (time.starts_with(b" 00:00:00")
+                    || time.starts_with(b"t00:00:00")
+                    || !time
+                        .get(1..3)
+                        .is_some_and(|t| t.iter().all(u8::is_ascii_digit)))
+        })
+    })
 }
 
 /// An allowance, a limit or a quota named as used up: "daily allowance used up", "quota exhausted",
