@@ -33,7 +33,7 @@ use serde_json::Value;
 
 use crate::classify::{classify_in_band, header_request_id};
 use crate::plan::provider_data_for;
-use crate::text::{QUOTE_CHARS, excerpt, html_title, looks_like_html};
+use crate::text::{QUOTE_CHARS, excerpt, html_title, looks_like_html, plain_words};
 use crate::types::{
     Chunk, Finish, FinishKind, LlmFailure, ResponseHead, ToolCallDelta, Usage, codes,
 };
@@ -354,7 +354,31 @@ impl Decoder {
         if !understood {
             return self.emit_error(self.unparseable(&text), out);
         }
+        if let Some(failure) = self.gateway_refusal(&items) {
+            return self.emit_error(failure, out);
+        }
         self.on_json(&value, out);
+    }
+
+    /// A whole answer that no model wrote: a candidate's text with no `usageMetadata` anywhere,
+    /// which Gemini always sends. Gateways answer their guards' refusals so (Apigee's Model Armor
+    /// samples: "Your prompt contains PII info, which is not allowed for privacy reasons" as the
+    /// candidate's text). Its text is read as an error's, and only a refusal by the content rules
+    /// makes it a failure: an answer merely without usage is still delivered. (The OpenAI adapter
+    /// reads a completion that counts no output tokens the same way.)
+    fn gateway_refusal(&self, items: &[&Value]) -> Option<LlmFailure> {
+        if items.iter().any(|v| v.get("usageMetadata").is_some()) {
+            return None;
+        }
+        let text: String = items
+            .iter()
+            .filter_map(|v| v.pointer("/candidates/0/content/parts")?.as_array())
+            .flatten()
+            .filter_map(|part| part.get("text").and_then(Value::as_str))
+            .collect();
+        let said = plain_words(&text)?;
+        let failure = classify_in_band(&serde_json::json!({ "message": said }), &self.head);
+        (failure.code == codes::CONTENT_FILTER).then_some(failure)
     }
 
     fn unparseable(&self, text: &str) -> LlmFailure {

@@ -530,7 +530,10 @@ impl Decoder {
     fn finish_for(&self, reason: Option<&str>) -> Finish {
         let raw = reason.unwrap_or("");
         let kind = match raw.to_ascii_lowercase().as_str() {
-            "length" | "max_tokens" | "max_output_tokens" | "model_length" => FinishKind::Length,
+            // DeepSparse's "capacity": the sequence reached its length cap.
+            "length" | "max_tokens" | "max_output_tokens" | "model_length" | "capacity" => {
+                FinishKind::Length
+            }
             "tool_calls" | "function_call" | "tool_use" => FinishKind::ToolCalls,
             "content_filter" | "content_filtered" | "safety" | "recitation"
             | "prohibited_content" | "blocklist" => FinishKind::ContentFilter,

@@ -2299,3 +2299,64 @@ fn dated_waits_blocks_with_a_plea_queues_under_rate_labels_and_models_without_an
         (500, "服务器内部错误", "SERVER_ERROR"),
     ]);
 }
+
+#[test]
+fn fault_envelopes_meters_overdue_payments_stated_bounds_and_reason_phrases_under_a_529() {
+    assert_codes(&[
+        // Apigee's fault envelope: its string is the message and its dotted error code a label.
+        (
+            429,
+            r#"{ "fault": { "faultstring": "Rate limit quota violation. Quota limit exceeded.", "detail": { "errorcode": "policies.ratelimit.QuotaViolation" } } }"#,
+            "RATE_LIMITED",
+        ),
+        (
+            401,
+            r#"{ "fault": { "faultstring": "Invalid ApiKey", "detail": { "errorcode": "oauth.v2.InvalidApiKey" } } }"#,
+            "AUTH",
+        ),
+        // A key's allowed limit exceeded, said the other way round, is a quota under a 403.
+        (
+            403,
+            r#"{"type":"https://httpproblems.com/http-status/403","title":"Forbidden","status":403,"detail":"API Key has exceeded the allowed limit for \"api_requests\" meter."}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            403,
+            "API key has exceeded the limit of 60 requests per minute",
+            "RATE_LIMITED",
+        ),
+        // A payment overdue is money.
+        (
+            403,
+            "Payment is overdue. Please update your payment method.",
+            "QUOTA_EXCEEDED",
+        ),
+        // The input over a stated bound, with the figure given, is an overflow; under it, not.
+        (
+            413,
+            "Input validation error: `inputs` must have less than 32000 characters. Given: 67337",
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            422,
+            "Input validation error: `inputs` must have less than 32000 characters. Given: 0",
+            "INVALID_REQUEST",
+        ),
+        // What was sent, flagged, is a guard's verdict; an account flagged is not.
+        (
+            400,
+            "Your prompt has been flagged as abusive. An administrative review has been submitted for your account.",
+            "CONTENT_FILTER",
+        ),
+        (
+            403,
+            "Your account has been flagged for unusual activity",
+            "AUTH",
+        ),
+        // HTTP 429's reason phrase alone under a 529 or 503 is the server's overload; under a
+        // 429 it is a rate.
+        (529, "Too Many Requests", "OVERLOADED"),
+        (503, "Too Many Requests", "OVERLOADED"),
+        (429, "Too Many Requests", "RATE_LIMITED"),
+    ]);
+}

@@ -638,3 +638,10 @@ fn in_band_validation_in_broken_english_empty_candidates_and_other_message_keys(
         ),
     ]);
 }
+
+#[test]
+fn deepsparses_capacity_finish_is_a_length_finish() {
+    let body = r#"{"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":""},"finish_reason":"capacity"}]}"#;
+    let chunks = plain_200(body, "application/json");
+    assert_eq!(finish_of(&chunks).kind, FinishKind::Length);
+}

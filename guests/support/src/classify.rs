@@ -336,6 +336,8 @@ impl ErrorInfo {
             "error_type",
             "error_code",
             "errorCode",
+            // Apigee: `"detail": {"errorcode": "policies.ratelimit.QuotaViolation"}`.
+            "errorcode",
             "reason",
         ] {
             if let Some(label) = e.get(key).and_then(Value::as_str) {
@@ -405,6 +407,8 @@ const MESSAGE_KEYS: &[&str] = &[
     "errorMessage",
     "errmsg",
     "status_msg",
+    // Apigee's (and SOAP's) fault: `{"fault": {"faultstring": ..., "detail": {"errorcode": ...}}}`.
+    "faultstring",
     // Refact's `{"status": "error", "human_readable_message": "timeout"}`.
     "human_readable_message",
     // Last: a Python server's traceback, whose final line names the exception and its message.
@@ -684,7 +688,9 @@ fn by_labels(said: &Said) -> Option<FailureCode> {
     if label(&|l| l.contains("overloaded")) {
         return Some(codes::OVERLOADED);
     }
-    if label(&|l| l.contains("rate_limit") || RATE_LABELS.contains(&l)) {
+    // (Dotted names count too: Apigee's `policies.ratelimit.QuotaViolation`.)
+    if label(&|l| l.contains("rate_limit") || l.contains(".ratelimit.") || RATE_LABELS.contains(&l))
+    {
         // A rate label is often a relay's or a compatible route's catch-all for its 429s (Z.ai's
         // Anthropic route, Kimi for Coding): words that name another meaning outrank it.
         if !label(&|l| l == "quota_per_minute") {
@@ -727,6 +733,14 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
     } = *said;
     let label = |pred: &dyn Fn(&str) -> bool| said.label(pred);
     let says = |patterns: &[&str]| said.says(patterns);
+    // HTTP 429's reason phrase and nothing else, under a 503 or 529 ("Too Many Requests" from
+    // Modular's MAX when its request queue is full): the words restate a status, and the server's
+    // own status says whose limit it is, its own.
+    if matches!(status, Some(503 | 529))
+        && text.trim().trim_end_matches(['.', '!']) == "too many requests"
+    {
+        return Some(codes::OVERLOADED);
+    }
     // Per-minute budgets are rate limits even when they mention tokens ("Request too large for
     // gpt-4o ... on tokens per min"): waiting helps, compaction is not needed.
     let rate_wording = says(RATE_WORDING);
@@ -998,7 +1012,8 @@ fn says_bare_forbidden(text: &str) -> bool {
 }
 
 /// A key's, an account's or a user's own limit said to be exceeded or reached ("Key
-/// limit-exceeded", "user limit reached"), with no per-minute budget named.
+/// limit-exceeded", "user limit reached", "API Key has exceeded the allowed limit"), with no
+/// per-minute budget named.
 fn says_key_limit_exceeded(text: &str) -> bool {
     let words = meaning::words(text);
     let named = (1..words.len()).any(|i| {
@@ -1008,7 +1023,19 @@ fn says_key_limit_exceeded(text: &str) -> bool {
                 .iter()
                 .any(|w| matches!(*w, "exceeded" | "reached"))
     });
-    named && !meaning::says_per_minute_budget(text)
+    // The same said the other way round: "API Key has exceeded the allowed limit for
+    // "api_requests" meter" (Zuplo's monetization).
+    let has_exceeded = (0..words.len()).any(|i| {
+        matches!(words[i], "key" | "account" | "user")
+            && words[i + 1..(i + 3).min(words.len())]
+                .iter()
+                .position(|w| matches!(*w, "exceeded" | "reached"))
+                .is_some_and(|at| {
+                    let from = i + 1 + at;
+                    words[from..(from + 5).min(words.len())].contains(&"limit")
+                })
+    });
+    (named || has_exceeded) && !meaning::says_per_minute_budget(text)
 }
 
 /// A model named as not ready ("Model my-model is not ready yet.", "model not ready").

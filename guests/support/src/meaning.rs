@@ -336,6 +336,14 @@ pub fn says_policy_refusal(text: &str) -> bool {
         || says_personal_data_found(&words, text)
         || says_terms_violated(&words, text)
         || says_refused_in_a_models_voice(text)
+        // What was sent or made said to be flagged ("Your prompt has been flagged as abusive."):
+        // a guard's verdict. An account flagged is the account's.
+        || (0..words.len()).any(|i| {
+            words[i] == "flagged"
+                && words[i.saturating_sub(4)..i]
+                    .iter()
+                    .any(|w| BLOCKED_ITEMS.contains(w) || *w == "request")
+        })
         || says_not_valid_by_policy(text)
         || blocked_bare
         || (0..words.len()).any(|i| {
@@ -372,7 +380,7 @@ pub fn says_length_figures_over_max(text: &str) -> bool {
             (gap <= 6).then(|| digits.parse::<u64>().ok()).flatten()
         })
     };
-    if says_length_range_broken(text) {
+    if says_length_range_broken(text) || says_input_over_a_stated_bound(text) {
         return true;
     }
     let request = figure_after(&[
@@ -389,6 +397,30 @@ pub fn says_length_figures_over_max(text: &str) -> bool {
         "max_seq_len",
     ]);
     matches!((request, max), (Some(r), Some(m)) if r > m)
+}
+
+/// The input said to need fewer characters or tokens than a bound, and the figure given over it
+/// ("`inputs` must have less than 32000 characters. Given: 67337", text-embeddings-inference's 413).
+fn says_input_over_a_stated_bound(text: &str) -> bool {
+    let number_after = |lead: &str| -> Option<u64> {
+        let at = text.find(lead)? + lead.len();
+        text[at..]
+            .trim_start()
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect::<String>()
+            .parse()
+            .ok()
+    };
+    let bound = number_after("must have less than ")
+        .or_else(|| number_after("must be less than "))
+        .or_else(|| number_after("must have fewer than "));
+    let given = number_after("given: ").or_else(|| number_after("given "));
+    let of_the_input = ["input", "prompt", "text", "messages"]
+        .iter()
+        .any(|p| text.contains(p))
+        && ["characters", "tokens"].iter().any(|p| text.contains(p));
+    of_the_input && matches!((bound, given), (Some(b), Some(g)) if g > b)
 }
 
 /// A length's allowed range stated, and the figure got over its top ("Messages token length must be
@@ -1096,6 +1128,10 @@ const MONEY: &[&str] = &[
     "recharge",
     "top up",
     "payment required",
+    // Zuplo: "Payment is overdue. Please update your payment method."
+    "payment is overdue",
+    "payment overdue",
+    "update your payment method",
     "spending limit",
     "spend limit",
     // (A quota named as run out is `says_quota_ran_out`: per minute, it is a rate.)

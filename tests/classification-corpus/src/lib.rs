@@ -1,7 +1,8 @@
 //! The classification corpus (tests/fixtures/classification) run through the Rust adapters'
 //! classification: the OpenAI-compatible adapter for every OpenAI-compatible server and for
 //! providers with their own envelope (Bedrock's `{"message"}`), the Anthropic adapter for
-//! Anthropic. A 2xx answer (a `json-200` case, the silent overflow, or an `http` one whose body
+//! Anthropic, the Gemini adapter for a case whose `wire` is `gemini` (a gateway answering in
+//! Gemini's shape). A 2xx answer (a `json-200` case, the silent overflow, or an `http` one whose body
 //! or event stream says it failed) goes through the adapter's decoder and the host's rule for an
 //! empty completion, `dsh_guest_support::meaning::is_silent_overflow`, as the host reads a 2xx.
 
@@ -69,23 +70,24 @@ pub fn classify(case: &Value) -> Outcome {
             .unwrap_or_else(|| panic!("case without {k}: {case}"))
     };
     let body = field("body").as_bytes();
+    let wire = Wire::of(case);
     let (got, message) = match field("transport") {
         // A 2xx answer is read as the host reads it: by the decoder, whether its body is one JSON
         // document or an event stream whose events carry the error.
         "http" if (200..300).contains(&case["status"].as_u64().unwrap_or(0)) => {
-            completion_outcome(field("provider") == "anthropic", case_head(case), body)
+            completion_outcome(wire, case_head(case), body)
         }
         "http" => {
             let head = case_head(case);
-            let failure = if field("provider") == "anthropic" {
-                dsh_guest_anthropic::classify_failure(&head, body)
-            } else {
-                dsh_guest_openai::classify_failure(&head, body)
+            let failure = match wire {
+                Wire::Anthropic => dsh_guest_anthropic::classify_failure(&head, body),
+                Wire::Gemini => dsh_guest_gemini::classify_failure(&head, body),
+                Wire::OpenAi => dsh_guest_openai::classify_failure(&head, body),
             };
             (failure.code.as_str().to_string(), failure.message)
         }
         "json-200" => completion_outcome(
-            false,
+            wire,
             head(200, &[("content-type", "application/json")]),
             body,
         ),
@@ -100,19 +102,43 @@ pub fn classify(case: &Value) -> Outcome {
     }
 }
 
+/// Which built-in adapter reads a case: the API its provider's answers are in. OpenAI-compatible
+/// unless the case says otherwise (`"wire": "gemini"` for a gateway that answers in Gemini's
+/// shape) or the provider is Anthropic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wire {
+    OpenAi,
+    Anthropic,
+    Gemini,
+}
+
+impl Wire {
+    fn of(case: &Value) -> Wire {
+        match (case["wire"].as_str(), case["provider"].as_str()) {
+            (Some("gemini"), _) => Wire::Gemini,
+            (Some("anthropic"), _) | (None, Some("anthropic")) => Wire::Anthropic,
+            (None | Some("openai"), _) => Wire::OpenAi,
+            (Some(other), _) => panic!("case {} has an unknown wire {other}", case["id"]),
+        }
+    }
+}
+
 /// A 2xx body (a chat completion or an event stream) decoded, then concluded the way the host
 /// concludes a completion.
-fn completion_outcome(anthropic: bool, head: ResponseHead, body: &[u8]) -> (String, String) {
-    let chunks = if anthropic {
-        let mut decoder = dsh_guest_anthropic::Decoder::new(head);
-        let mut chunks = decoder.feed(body);
-        chunks.extend(decoder.end());
-        chunks
-    } else {
-        let mut decoder = dsh_guest_openai::Decoder::new(head);
-        let mut chunks = decoder.feed(body);
-        chunks.extend(decoder.end());
-        chunks
+fn completion_outcome(wire: Wire, head: ResponseHead, body: &[u8]) -> (String, String) {
+    // The adapters' decoders share the shape (`new`, `feed`, `end`) but no trait.
+    macro_rules! decode_with {
+        ($decoder:ty) => {{
+            let mut decoder = <$decoder>::new(head);
+            let mut chunks = decoder.feed(body);
+            chunks.extend(decoder.end());
+            chunks
+        }};
+    }
+    let chunks = match wire {
+        Wire::Anthropic => decode_with!(dsh_guest_anthropic::Decoder),
+        Wire::Gemini => decode_with!(dsh_guest_gemini::Decoder),
+        Wire::OpenAi => decode_with!(dsh_guest_openai::Decoder),
     };
     let [finish] = finishes(&chunks)[..] else {
         return ("NO_SINGLE_FINISH".into(), format!("{chunks:?}"));
@@ -197,6 +223,19 @@ mod tests {
                     \"type\":\"rate_limit_error\"}}\n\n";
         let outcome = classify(&case(200, "text/event-stream", body));
         assert_eq!(outcome.got, "RATE_LIMITED", "{outcome:?}");
+    }
+
+    #[test]
+    fn a_case_on_the_gemini_wire_is_read_by_the_gemini_adapter() {
+        let mut case = case(
+            200,
+            "application/json",
+            r#"{"candidates":[{"content":{"role":"model","parts":[{"text":"Hello"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":1,"candidatesTokenCount":1}}"#,
+        );
+        // Read as an OpenAI chat completion, Gemini's shape is neither a completion nor an error.
+        assert_eq!(classify(&case).got, "SERVER_ERROR");
+        case["wire"] = "gemini".into();
+        assert_eq!(classify(&case).got, "NONE");
     }
 
     #[test]
