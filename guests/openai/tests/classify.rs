@@ -2360,3 +2360,65 @@ fn fault_envelopes_meters_overdue_payments_stated_bounds_and_reason_phrases_unde
         (429, "Too Many Requests", "RATE_LIMITED"),
     ]);
 }
+
+#[test]
+fn chinese_caps_streams_credentials_compliance_and_time_outs_and_broken_upstream_answers() {
+    assert_codes(&[
+        // A usage at its cap, in Chinese, with words between.
+        (429, "探索版使用量已达到上限", "QUOTA_EXCEEDED"),
+        // The caller's own stream already running is a rate.
+        (429, "已有对话流正在输出", "RATE_LIMITED"),
+        // A credential expired, in Chinese; a count of tokens is not a credential.
+        (
+            500,
+            "[请求glm失败]: 您的refresh_token已过期，请重新登录获取",
+            "AUTH",
+        ),
+        (500, "输入token数超过限制", "CONTEXT_WINDOW_EXCEEDED"),
+        // Content blocked for compliance.
+        (500, "内容由于合规问题已被阻止生成", "CONTENT_FILTER"),
+        // A time-out in Chinese, under a 5xx.
+        (500, "文件等待处理超时", "TIMEOUT"),
+        // The upstream's answer broken is the server's; the request's response_format is not.
+        (
+            500,
+            "Stream response Content-Type invalid: text/html; charset=utf-8",
+            "SERVER_ERROR",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"Invalid response_format: json_schema is not supported"}}"#,
+            "INVALID_REQUEST",
+        ),
+        // A proxy that could not open a session upstream.
+        (
+            400,
+            r#"{"error":{"message":"Error getting a new session, please try again later, if the issue persists, please open an issue on the GitHub repository.","type":"invalid_request_error"}}"#,
+            "SERVER_ERROR",
+        ),
+        // Pydantic's "Field required" is the request's, under any status.
+        (
+            500,
+            "status 500: err model field required",
+            "INVALID_REQUEST",
+        ),
+        // A fallback that failed: the upstream status named is the first attempt's.
+        (
+            503,
+            "status 429: err fallback request failed",
+            "SERVER_ERROR",
+        ),
+        (503, "status 429: upstream rate limited", "RATE_LIMITED"),
+        // Today's allowance, and too much content for the model.
+        (
+            461,
+            r#"{"code":461,"message":"The number of visits exceeds today's visits"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            400,
+            "Your files have too much content for this model. Please remove some files or try a different model.",
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+    ]);
+}

@@ -516,6 +516,11 @@ fn upstream_status_named(text: &str, status: Option<u16>) -> Option<(u16, String
         "error_code",
     ];
     let outer = status.filter(|s| *s >= 500 || *s == 429)?;
+    // A fallback that failed after the upstream's answer ("status 429: err fallback request
+    // failed"): the status named is the first attempt's, and the last failure is the proxy's own.
+    if text.contains("fallback") {
+        return None;
+    }
     let words = meaning::words(text);
     // A number after a word that introduces one, or opening the message ("401 Invalid model key
     // or Incorrect local model configuration." under Flowise's 500).
@@ -657,6 +662,7 @@ fn by_labels(said: &Said) -> Option<FailureCode> {
     if says(SERVICE_FAILURE_WORDING)
         || says_status_internal(text)
         || says_no_backends_found(text)
+        || says_upstream_answer_broken(text)
         || (!said.server_status && says(&["server error"]))
     {
         return Some(codes::SERVER_ERROR);
@@ -794,6 +800,7 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
     }
     if says(AUTH_WORDING)
         || says_credential_invalid(text)
+        || says_credential_expired_zh(text)
         || says_credential_kind_refused(text)
         || says_client_refused(text)
         || (says(ACCESS_WORDING) && !says(MODEL_NAMED_WRONG))
@@ -896,7 +903,7 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
             },
         );
     }
-    if rate_wording {
+    if rate_wording || says_already_in_progress_zh(text) {
         return Some(codes::RATE_LIMITED);
     }
     // A 429 is about throughput ("Too many tokens, please wait"), never one request's length.
@@ -915,6 +922,8 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
             // ("AbortError: This operation was aborted").
             "aborterror",
             "operation was aborted",
+            // Chinese: "timed out" ("文件等待处理超时").
+            "超时",
         ]) || meaning::says_too_slow(text))
     {
         return Some(codes::TIMEOUT);
@@ -1068,6 +1077,28 @@ fn says_credential_pool_spent(text: &str) -> bool {
             && !meaning::says_quota_exhausted(text))
 }
 
+/// A credential said in Chinese to have expired or lapsed ("您的refresh_token已过期，请重新登录获取"):
+/// Chinese runs the words together, so the word rules do not see the credential. A count of
+/// tokens ("token数") is a length, not a credential.
+fn says_credential_expired_zh(text: &str) -> bool {
+    [
+        "token", "令牌", "密钥", "apikey", "api key", "凭证", "cookie",
+    ]
+    .iter()
+    .any(|c| text.contains(c))
+        && ["已过期", "过期", "已失效", "失效"]
+            .iter()
+            .any(|w| text.contains(w))
+        && !text.contains("token数")
+}
+
+/// The caller's own stream already running, said in Chinese ("已有对话流正在输出": a conversation
+/// is already being streamed): one at a time, a rate of the caller's, as "too many requests in
+/// progress" is.
+fn says_already_in_progress_zh(text: &str) -> bool {
+    text.contains("已有") && text.contains("正在")
+}
+
 /// A request's parameter (参数) said in Chinese to be missing, wrong, invalid or out of range
 /// ("服务必填参数缺失", "服务请求参数dialog错误", "请求参数范围错误"): the request's fault.
 fn says_parameter_wrong_zh(text: &str) -> bool {
@@ -1144,6 +1175,21 @@ fn says_guard_check_broke(text: &str) -> bool {
     check
         && words.iter().any(|w| matches!(*w, "failed" | "error"))
         && !words.iter().any(|w| VERDICTS.contains(w))
+}
+
+/// The upstream's answer said to be broken: a response, or its stream or content type, invalid,
+/// malformed or unexpected ("Stream response Content-Type invalid: text/html; charset=utf-8",
+/// "invalid response from upstream"). The request's `response_format` is one word and not this.
+fn says_upstream_answer_broken(text: &str) -> bool {
+    const BROKEN: &[&str] = &["invalid", "malformed", "unexpected", "unparseable"];
+    let words = meaning::words(text);
+    (0..words.len()).any(|i| {
+        words[i] == "response"
+            && (i >= 1 && BROKEN.contains(&words[i - 1])
+                || words[i + 1..(i + 4).min(words.len())]
+                    .iter()
+                    .any(|w| BROKEN.contains(w)))
+    })
 }
 
 /// A pool of backends found empty by discovery ("PREFILL_SERVICE_UNAVAILABLE: No prefill
@@ -1521,6 +1567,8 @@ const INPUT_REJECTED_WORDING: &[&str] = &[
     // "'model' is a required property", "123 is not of type 'string'").
     "is too short",
     "is a required property",
+    // Pydantic's "Field required" ("status 500: err model field required").
+    "field required",
     "is not of type",
     "additional properties are not allowed",
     "is not valid under any of the given schemas",
@@ -1573,6 +1621,15 @@ const SERVICE_FAILURE_WORDING: &[&str] = &[
     "no server is available to handle this request",
     "no healthy upstream",
     "no healthy backend",
+    // A proxy's failover that failed too ("status 429: err fallback request failed"): the
+    // proxy's own failure, whatever status the first attempt got.
+    "fallback request failed",
+    "fallback failed",
+    // A proxy over a chat site that could not open a session there ("Error getting a new session,
+    // please try again later").
+    "getting a new session",
+    "get a new session",
+    "create a new session",
     // The gateway got nothing back from the upstream ("Failed to get response from provider").
     "failed to get response",
     "failed to get a response",
@@ -1632,6 +1689,11 @@ const CONTENT_WORDING: &[&str] = &[
     "sensitive content",
     "sensitive words",
     "敏感",
+    // Chinese: blocked for compliance ("内容由于合规问题已被阻止生成"), content in violation.
+    "合规问题",
+    "内容违规",
+    "违规内容",
+    "阻止生成",
 ];
 const AUTH_WORDING: &[&str] = &[
     "incorrect api key",

@@ -56,6 +56,8 @@ pub fn says_context_overflow(text: &str) -> bool {
         || (says(LENGTH_LIMITS) && says(EXCESS))
         // The input itself too long, or the request to shorten it.
         || (says(&["too long", "too big", "too large"]) && says(LONG_SUBJECTS))
+        // "Your files have too much content for this model".
+        || says(&["too much content", "too much text", "too much input"])
         // A schema validator's length constraint, broken by the input itself ("Malformed input
         // request: expected maxLength: 42000, actual: 46735"; "Value at 'body' failed to satisfy
         // constraint: Member must have length less than or equal to 25000000"). The same
@@ -680,9 +682,7 @@ pub fn says_quota_exhausted(text: &str) -> bool {
     // limit resets in ~5s"), and waiting those seconds is what helps.
     let lifts_soon = retry_horizon_ms(text).is_some_and(|ms| ms < QUOTA_HORIZON_MS);
     !lifts_soon
-        && (text.contains("billing")
-            || USAGE_LIMITS.iter().any(|p| text.contains(p))
-            || says_quota_ran_out(text))
+        && (text.contains("billing") || names_a_usage_limit(text) || says_quota_ran_out(text))
 }
 
 /// Whether the wording says money ran out, the plan lacks what was asked, an allowance is used
@@ -845,12 +845,21 @@ fn says_plan_lacks(text: &str) -> bool {
     })
 }
 
+/// A usage limit named ([`USAGE_LIMITS`]), or in Chinese a usage or allowance (使用量, 用量, 额度)
+/// beside its cap or its end (上限, 用完, 用尽), whatever words run between them
+/// ("探索版使用量已达到上限").
+fn names_a_usage_limit(text: &str) -> bool {
+    USAGE_LIMITS.iter().any(|p| text.contains(p))
+        || (["使用量", "用量", "额度"].iter().any(|p| text.contains(p))
+            && ["上限", "用完", "用尽"].iter().any(|p| text.contains(p)))
+}
+
 /// Whether the wording says a plan's usage cap was reached ("5-hour usage limit reached", "you've
 /// reached your hourly usage limit"), and names neither a per-minute budget nor a wait shorter than
 /// [`QUOTA_HORIZON_MS`]. A rate-limit label does not overrule it.
 pub fn says_usage_cap(text: &str) -> bool {
     let text = &without_urls(text);
-    USAGE_LIMITS.iter().any(|p| text.contains(p))
+    names_a_usage_limit(text)
         && !SHORT_BUDGETS.iter().any(|p| text.contains(p))
         && retry_horizon_ms(text).is_none_or(|ms| ms >= QUOTA_HORIZON_MS)
 }
@@ -1233,6 +1242,9 @@ const LONG_BUDGETS: &[&str] = &[
     "a month",
     "each month",
     "per calendar month",
+    // "The number of visits exceeds today's visits".
+    "today's",
+    "for today",
     "per 24 hours",
 ];
 
