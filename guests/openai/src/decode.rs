@@ -56,7 +56,14 @@ fn carries_an_error(v: &Value) -> bool {
             ]
             .iter()
             .any(|f| s.eq_ignore_ascii_case(f))
-        }) && names_a_message(o));
+        }) && names_a_message(o))
+        // A status code of its own that is no success beside a message (Bisheng's
+        // `{"status_code": 403, "status_message": "No permission to operate", "data": ...}`).
+        || (o
+            .get("status_code")
+            .and_then(Value::as_i64)
+            .is_some_and(|c| c != 0 && !(200..300).contains(&c))
+            && names_a_message(o));
     ERROR_KEYS.iter().any(|k| o.get(*k).is_some_and(|e| !e.is_null()))
         || failed
         || coded(o)
@@ -400,11 +407,26 @@ impl Decoder {
         };
         // Anything else (a Responses object, some other API's JSON) is not a chat completion; saying
         // so beats a silent "truncated".
-        let understood = values.iter().any(|v| {
+        let knows = |v: &Value| {
             ["choices", "usage", "error", "type"]
                 .iter()
                 .any(|k| v.get(k).is_some())
-        });
+        };
+        // A completion inside a gateway's own envelope (SAP AI Core's orchestration answer: the
+        // completion as `final_result`, beside the `intermediate_results` of its modules): the
+        // completion, one level down, is the answer.
+        let values: Vec<Value> = values
+            .into_iter()
+            .map(|v| match v.as_object() {
+                Some(o) if !knows(&v) && !carries_an_error(&v) => o
+                    .values()
+                    .find(|inner| inner.get("choices").is_some_and(Value::is_array))
+                    .cloned()
+                    .unwrap_or(v),
+                _ => v,
+            })
+            .collect();
+        let understood = values.iter().any(knows);
         if !understood {
             // An error in an envelope of its own, sent with a 2xx (Baidu's `{"error_code": 17,
             // "error_msg": "Open api daily request limit reached"}`): classified as any in-band error.

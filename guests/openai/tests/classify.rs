@@ -2422,3 +2422,69 @@ fn chinese_caps_streams_credentials_compliance_and_time_outs_and_broken_upstream
         ),
     ]);
 }
+
+#[test]
+fn reasons_as_messages_hyphenated_keys_credential_labels_filters_and_chinese_concurrency() {
+    assert_codes(&[
+        // Elasticsearch's and OpenSearch's envelope: the reason is the words.
+        (
+            400,
+            r#"{"error":{"root_cause":[{"type":"status_exception","reason":"Received a server busy error status code for request from inference entity id [id] status [503]. Error message: [server busy]"}],"type":"status_exception","reason":"Received a server busy error status code for request from inference entity id [id] status [503]. Error message: [server busy]"},"status":400}"#,
+            "OVERLOADED",
+        ),
+        (
+            400,
+            r#"{"error":{"root_cause":[{"type":"illegal_argument_exception","reason":"guardrails triggered for user input"}],"type":"illegal_argument_exception","reason":"guardrails triggered for user input"},"status":400}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            400,
+            r#"{"error":{"root_cause":[{"type":"illegal_argument_exception","reason":"Unknown parameter [foo]"}],"type":"illegal_argument_exception","reason":"Unknown parameter [foo]"},"status":400}"#,
+            "INVALID_REQUEST",
+        ),
+        // A credential named with hyphens.
+        (400, "Missing x-pezzo-api-key header", "AUTH"),
+        // A validation label that names a credential is the credential's.
+        (
+            401,
+            r#"{"status":"error","error":{"code":"APIKEY_VALIDATION_FAILED","message":"API Key validation failed"}}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"error":{"code":"REQUEST_VALIDATION_ERROR","message":"messages: field required"}}"#,
+            "INVALID_REQUEST",
+        ),
+        // A service unavailable under a 4xx is the server's side; under a 503 the status's.
+        (400, "Provider's service is unavailable", "SERVER_ERROR"),
+        (503, "Service Unavailable", "OVERLOADED"),
+        // A prompt filtered due to a safety violation.
+        (
+            400,
+            "400 - Filtering Module - Input Filter: Prompt filtered due to safety violations. Please modify the prompt and try again.",
+            "CONTENT_FILTER",
+        ),
+        // An account the provider will not serve, and a session to log in to again.
+        (
+            403,
+            "Account cannot be used, please contact the administrator",
+            "AUTH",
+        ),
+        (
+            400,
+            "JWT token_version does not match the current user state; please re-login",
+            "AUTH",
+        ),
+        // Chinese concurrency limits are rates; a feature's uses run out is quota.
+        (
+            429,
+            "部门同时在线会话数已达上限，请稍后再试",
+            "RATE_LIMITED",
+        ),
+        (
+            403,
+            "Your Idea has run out of uses, please use the new invite code to activate the Idea feature",
+            "QUOTA_EXCEEDED",
+        ),
+    ]);
+}

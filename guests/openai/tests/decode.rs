@@ -591,13 +591,13 @@ fn a_200_body_marked_failed_by_its_status_word_is_an_error() {
             "QUOTA_EXCEEDED",
         ),
     ]);
-    // A "Success" status is no failure.
+    // A "Success" status is no failure: the completion inside the envelope is the answer.
     let chunks = plain_200(
         r#"{"status":"Success","message":"ok","data":{"choices":[{"message":{"content":"hi"}}]}}"#,
         "application/json",
     );
-    let failure = finish_of(&chunks).failure.expect("a failure");
-    assert!(failure.message.contains("neither"), "{}", failure.message);
+    assert!(finish_of(&chunks).failure.is_none(), "{chunks:?}");
+    assert_eq!(text_of(&chunks), "hi");
 }
 
 #[test]
@@ -644,4 +644,41 @@ fn deepsparses_capacity_finish_is_a_length_finish() {
     let body = r#"{"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":""},"finish_reason":"capacity"}]}"#;
     let chunks = plain_200(body, "application/json");
     assert_eq!(finish_of(&chunks).kind, FinishKind::Length);
+}
+
+#[test]
+fn status_code_envelopes_and_completions_inside_a_gateways_envelope() {
+    // Bisheng: a status code of its own beside a message, under a 200 or as an SSE error event.
+    assert_failure_codes(&[
+        (
+            r#"{"status_code":403,"status_message":"No permission to operate","data":{"exception":"No permission to operate"}}"#,
+            "AUTH",
+        ),
+        (
+            r#"{"status_code":10400,"status_message":"Assistant does not exist","data":{"exception":"Assistant does not exist"}}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            "event: error\ndata: {\"status_code\": 11030, \"status_message\": \"Your Idea has run out of uses, please use the new invite code to activate the Idea feature\", \"data\": {}}\n\n",
+            "QUOTA_EXCEEDED",
+        ),
+    ]);
+    // A success status code is no failure.
+    let failure = finish_of(&plain_200(
+        r#"{"status_code":200,"status_message":"SUCCESS","data":{"x":1}}"#,
+        "application/json",
+    ))
+    .failure
+    .expect("a failure");
+    assert!(failure.message.contains("neither"), "{}", failure.message);
+    // SAP AI Core's orchestration answer: the completion is `final_result`.
+    let sap = r#"{"request_id":"r1","intermediate_results":{"output_filtering":{"message":"1 of 1 choices failed the output filter."},"llm":{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"raw"},"finish_reason":"stop"}]}},"final_result":{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":""},"finish_reason":"content_filter"}]}}"#;
+    assert_eq!(
+        finish_of(&plain_200(sap, "application/json")).kind,
+        FinishKind::ContentFilter
+    );
+    let sap_ok = r#"{"request_id":"r2","final_result":{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Hello"},"finish_reason":"stop"}]}}"#;
+    let chunks = plain_200(sap_ok, "application/json");
+    assert_eq!(finish_of(&chunks).kind, FinishKind::Stop);
+    assert_eq!(text_of(&chunks), "Hello");
 }

@@ -407,12 +407,17 @@ const MESSAGE_KEYS: &[&str] = &[
     "errorMessage",
     "errmsg",
     "status_msg",
+    // Bisheng: `{"status_code": 12046, "status_message": "...", "data": {...}}`.
+    "status_message",
     // Apigee's (and SOAP's) fault: `{"fault": {"faultstring": ..., "detail": {"errorcode": ...}}}`.
     "faultstring",
     // Refact's `{"status": "error", "human_readable_message": "timeout"}`.
     "human_readable_message",
     // Last: a Python server's traceback, whose final line names the exception and its message.
     "traceback",
+    // Elasticsearch's and OpenSearch's `{"error": {"root_cause": [...], "type": ..., "reason":
+    // "..."}}`: with no message, the reason is the error's words (it is read as a label too).
+    "reason",
 ];
 
 /// Whether an object carries a message under one of [`MESSAGE_KEYS`] (for a decoder deciding
@@ -658,6 +663,15 @@ fn by_labels(said: &Said) -> Option<FailureCode> {
         } else {
             codes::SERVER_ERROR
         });
+    }
+    // "Provider's service is unavailable" under a 400: the server's side, not the request's. (Under
+    // a 503 the words restate the status, which says overload.)
+    if said
+        .status
+        .is_some_and(|s| (400..500).contains(&s) && s != 429)
+        && says(&["service is unavailable", "service unavailable"])
+    {
+        return Some(codes::SERVER_ERROR);
     }
     if says(SERVICE_FAILURE_WORDING)
         || says_status_internal(text)
@@ -930,7 +944,7 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
     }
     // The request itself could not be read or did not validate, whatever the status (FastChat's
     // 500 "1 validation error for Request", KoboldCpp's 500 "Error parsing input." typed `bad_input`).
-    if label(&|l| l == "bad_input" || l.contains("validation"))
+    if label(&|l| l == "bad_input" || (l.contains("validation") && !names_a_credential(l)))
         || says(INPUT_REJECTED_WORDING)
         || says_parameter_wrong_zh(text)
     {
@@ -1075,6 +1089,13 @@ fn says_credential_pool_spent(text: &str) -> bool {
     pool && (text.contains("temporarily unavailable")
         || meaning::words(text).iter().any(|w| *w == "exhausted")
             && !meaning::says_quota_exhausted(text))
+}
+
+/// A label that names a credential ("apikey_validation_failed", "invalid_api_key", "token_expired").
+fn names_a_credential(label: &str) -> bool {
+    ["apikey", "api_key", "token", "credential", "auth"]
+        .iter()
+        .any(|c| label.contains(c))
 }
 
 /// A credential said in Chinese to have expired or lapsed ("您的refresh_token已过期，请重新登录获取"):
@@ -1352,6 +1373,7 @@ const CREDENTIALS: &[&str] = &[
 /// [`says_no_credential`].
 fn credential_words(text: &str) -> String {
     text.replace("api key", "apikey")
+        .replace("api-key", "apikey")
         .replace("access key", "accesskey")
 }
 
@@ -1387,9 +1409,13 @@ fn says_credential_invalid(text: &str) -> bool {
     let words = meaning::words(&text);
     words.iter().enumerate().any(|(i, w)| {
         CREDENTIALS.contains(w)
-            && meaning::around(&words, i, 2)
+            && (meaning::around(&words, i, 2)
                 .iter()
                 .any(|n| WRONG.contains(n))
+                // A header named for it, missing ("Missing x-pezzo-api-key header"): the name's
+                // own words stand between.
+                || (words.get(i + 1) == Some(&"header")
+                    && words[i.saturating_sub(4)..i].contains(&"missing")))
     })
 }
 
@@ -1642,6 +1668,8 @@ const SERVICE_FAILURE_WORDING: &[&str] = &[
 ];
 /// An in-band error that says what is wrong with the request.
 const VALIDATION_WORDING: &[&str] = &[
+    // What the request named is not there ("Assistant does not exist").
+    "does not exist",
     "must be",
     "must not",
     "must start with",
@@ -1721,6 +1749,13 @@ const AUTH_WORDING: &[&str] = &[
     // iFlytek's error names run together: "AppIdNoAuthError".
     "noauth",
     // Chinese: "authentication failed", "the API key is invalid".
+    // An account the provider will not serve ("Account cannot be used, please contact the
+    // administrator"), and a session to log in to again ("please re-login").
+    "account cannot be used",
+    "account can't be used",
+    "please re-login",
+    "please log in again",
+    "please login again",
     "鉴权失败",
     "认证失败",
     "身份验证失败",
@@ -1773,6 +1808,11 @@ const RATE_WORDING: &[&str] = &[
     "请求频率",
     "速率限制",
     "限流",
+    // Chinese concurrency limits: "部门同时在线会话数已达上限" (simultaneous sessions at the cap).
+    "并发数",
+    "并发限制",
+    "并发上限",
+    "同时在线",
 ];
 
 /// A protobuf JSON duration, "26s" or "20.04466179s", in milliseconds (rounded).

@@ -303,8 +303,9 @@ pub fn says_policy_refusal(text: &str) -> bool {
                 .iter()
                 .any(|w| GUARDS.contains(w))
     };
+    // ("Filtered" too: "Prompt filtered due to safety violations", SAP's filtering module.)
     let content_blocked_for_policy = |i: usize| {
-        words[i] == "blocked"
+        matches!(words[i], "blocked" | "filtered")
             && words[i.saturating_sub(2)..i]
                 .iter()
                 .any(|w| BLOCKED_ITEMS.contains(w))
@@ -1183,6 +1184,10 @@ const OFFER_ENDED: &[&str] = &[
     "subscribe to continue",
     "subscription is required",
     "subscription required",
+    // A feature's uses spent ("Your Idea has run out of uses, please use the new invite code").
+    "run out of uses",
+    "ran out of uses",
+    "out of uses",
 ];
 const USAGE_LIMITS: &[&str] = &[
     "usage limit",
