@@ -2488,3 +2488,105 @@ fn reasons_as_messages_hyphenated_keys_credential_labels_filters_and_chinese_con
         ),
     ]);
 }
+
+#[test]
+fn details_beside_a_class_name_endpoints_daily_rules_total_quotas_and_features_not_implemented() {
+    assert_codes(&[
+        // The error names an exception class; the detail beside it says what happened.
+        (
+            409,
+            r#"{"error":"OpenAIError","detail":"Authentication error: Ensure a valid API key is being used.","code":409}"#,
+            "AUTH",
+        ),
+        (
+            409,
+            r#"{"error":"ReplicateError","detail":"Image generation failed due to NSFW image.","code":409}"#,
+            "CONTENT_FILTER",
+        ),
+        // No endpoint candidate left, or none free, is capacity (the 503 says so too); one path
+        // not found is a wrong request.
+        (
+            503,
+            "inference error: ServiceUnavailable - failed to find endpoint candidates for serving the request",
+            "OVERLOADED",
+        ),
+        (
+            429,
+            "inference error: ResourceExhausted - failed to find target endpoint: inference error: Internal - no endpoints available for the given request",
+            "OVERLOADED",
+        ),
+        (
+            404,
+            r#"{"detail":"No endpoint found for path /v1/foo"}"#,
+            "INVALID_REQUEST",
+        ),
+        // A limiter's daily rule, or a total quota over its limit, is quota; a per-minute rule a
+        // rate.
+        (
+            429,
+            r#"{"ruleName":"rpd","overLimit":true,"currentUsage":1001,"limitMax":1000,"expiresAt":"2026-01-15T00:00:00Z"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"Identifier":[{"Key":"quotaname","Value":"team-a-quota"},{"Key":"type","Value":"total"}],"overLimit":true,"currentUsage":10000523,"limitMax":10000000}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"ruleName":"rpm","overLimit":true,"currentUsage":61,"limitMax":60}"#,
+            "RATE_LIMITED",
+        ),
+        // A moderation violation.
+        (
+            400,
+            r#"{"detail":"OpenAI moderation violation detected."}"#,
+            "CONTENT_FILTER",
+        ),
+        // What the request asked for, not implemented here; a bare 501 stays the server's.
+        (
+            501,
+            r#"{"message":"Non-streamed chat completions is not implemented","code":"unimplemented_non_streaming_chat_completions"}"#,
+            "INVALID_REQUEST",
+        ),
+        // A provider's outage, an unexpected issue getting a response: the server's.
+        (
+            409,
+            r#"{"error":"OpenAIError","detail":"OpenAI is experiencing issues. Visit https://status.openai.com/ for more info.","code":409}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            409,
+            r#"{"error":"OpenAIError","detail":"There was an unexpected issue getting a response from the AI model.","code":409}"#,
+            "SERVER_ERROR",
+        ),
+        // A key without access to the model, with the remedy of another model: the request's.
+        (
+            409,
+            r#"{"error":"OpenAIError","detail":"Your API key does not have access to your current model. Please use a different model.","code":409}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            403,
+            r#"{"error":{"message":"Your API key does not have access to this project"}}"#,
+            "AUTH",
+        ),
+        // An agent's run at its cap of loops is the run's allowance, whatever "shutting down" says.
+        (
+            409,
+            r#"{"error":"MaxLoopsError","detail":"Max loops of 25 exceeded, shutting down.","code":429}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            503,
+            "The inference scheduler is shutting down.",
+            "SERVER_ERROR",
+        ),
+        // A count limit of an instance is quota, under a 429 too.
+        (
+            429,
+            r#"{"error":[{"message":"objects count limit of 100 reached for this instance."}]}"#,
+            "QUOTA_EXCEEDED",
+        ),
+    ]);
+}

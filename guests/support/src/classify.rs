@@ -168,6 +168,14 @@ impl ErrorInfo {
                     Some(Value::String(s)) => {
                         info.message = non_empty(s).map(|m| clip(&m, MESSAGE_CHARS));
                         info.read_labels(o);
+                        // AgentGPT: `{"error": "OpenAIError", "detail": "Authentication error:
+                        // ..."}`: the error names a class, the detail says what happened.
+                        if let Some(detail) = o.get("detail").and_then(Value::as_str)
+                            && detail.trim() != s.trim()
+                        {
+                            info.extra.push(' ');
+                            info.extra.push_str(&clip(detail, MESSAGE_CHARS));
+                        }
                     }
                     // vLLM's `{"object": "error", "message": ...}`, FastAPI's `{"detail": ...}`.
                     _ => info.read_fields(o),
@@ -641,6 +649,12 @@ fn by_labels(said: &Said) -> Option<FailureCode> {
     // 500's reason phrase count only under another status: under a 5xx they say no more than the
     // status, and the words after them may name the request's fault ("500 Internal Server Error:
     // ... Reason: The messages in the chat request are empty.").
+    // An agent's run at its cap of loops, iterations or steps ("Max loops of 25 exceeded, shutting
+    // down."): the run ends there whatever is retried, the allowance of one run; "shutting down"
+    // is the run's, not the server's.
+    if says_run_cap_reached(text) {
+        return Some(codes::QUOTA_EXCEEDED);
+    }
     // A guard's inspection that failed, under a 5xx and with no verdict ("Guardrails content
     // inspection failed." under a 502): the check did not run, the server's failure. Under a 4xx, or
     // with a verdict ("request failed content safety check: breached category [hate]"), the
@@ -845,6 +859,10 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
         // "Chat endpoint not implemented for this model" (a 501 from Hayhooks).
         "not implemented for this model",
         "not implemented for model",
+        // "Non-streamed chat completions is not implemented": what the request asked for is not
+        // done here. A bare "Not Implemented" restates a 501.
+        "is not implemented",
+        "are not implemented",
     ]) {
         return Some(codes::INVALID_REQUEST);
     }
@@ -1089,6 +1107,22 @@ fn says_credential_pool_spent(text: &str) -> bool {
     pool && (text.contains("temporarily unavailable")
         || meaning::words(text).iter().any(|w| *w == "exhausted")
             && !meaning::says_quota_exhausted(text))
+}
+
+/// An agent's run said to be at its cap of loops, iterations or steps ("Max loops of 25 exceeded",
+/// "Agent stopped due to max iterations"). A request's own steps parameter said to be invalid is
+/// not this.
+fn says_run_cap_reached(text: &str) -> bool {
+    let words = meaning::words(text);
+    (0..words.len()).any(|i| {
+        matches!(words[i], "loops" | "iterations")
+            && words[i.saturating_sub(2)..i]
+                .iter()
+                .any(|w| matches!(*w, "max" | "maximum"))
+            && words
+                .iter()
+                .any(|w| matches!(*w, "exceeded" | "reached" | "stopped"))
+    })
 }
 
 /// A label that names a credential ("apikey_validation_failed", "invalid_api_key", "token_expired").
@@ -1647,6 +1681,12 @@ const SERVICE_FAILURE_WORDING: &[&str] = &[
     "no server is available to handle this request",
     "no healthy upstream",
     "no healthy backend",
+    // A provider's outage or a failure it could not name ("OpenAI is experiencing issues", "There
+    // was an unexpected issue getting a response from the AI model").
+    "is experiencing issues",
+    "experiencing an outage",
+    "unexpected issue",
+    "getting a response",
     // A proxy's failover that failed too ("status 429: err fallback request failed"): the
     // proxy's own failure, whatever status the first attempt got.
     "fallback request failed",
@@ -1708,6 +1748,7 @@ const CONTENT_WORDING: &[&str] = &[
     "content safety",
     "content moderation",
     "moderation failed",
+    "moderation violation",
     "failed moderation",
     "safety system",
     "input was flagged",
@@ -1733,6 +1774,9 @@ const AUTH_WORDING: &[&str] = &[
     "missing api key",
     "invalid authentication",
     "authentication failed",
+    "authentication error",
+    // "Ensure a valid API key is being used", "please provide a valid API key".
+    "a valid api key",
     "authentication required",
     "unauthorized",
     "unauthenticated",
@@ -1776,6 +1820,10 @@ const MODEL_NAMED_WRONG: &[&str] = &[
     "incorrect model",
     "invalid model",
     "unknown model",
+    // A remedy that names the model ("Your API key does not have access to your current model.
+    // Please use a different model."): the request is to change, not the key.
+    "use a different model",
+    "choose a different model",
 ];
 const ACCESS_WORDING: &[&str] = &[
     "no permission",

@@ -618,9 +618,10 @@ fn says_too_many_in_progress(text: &str) -> bool {
         })
 }
 
-/// The servers' own resources or workers said to be all taken ("No available resources to
-/// schedule request", "not enough free GPU resources", "out of resources", "No active worker found
-/// to fulfill this request"): capacity, not the request's fault. A resource the request named
+/// The servers' own resources, workers or endpoints said to be all taken ("No available resources
+/// to schedule request", "not enough free GPU resources", "out of resources", "No active worker
+/// found to fulfill this request", "no endpoints available for the given request"): capacity,
+/// not the request's fault. A resource the request named
 /// ("resource not found"), one the key may not use ("insufficient permissions for this resource")
 /// or a quota's `RESOURCE_EXHAUSTED` is not this: they name one resource, not the servers' in the
 /// plural. A worker that failed ("worker crashed") is not one that is busy.
@@ -639,18 +640,28 @@ fn says_none_free(text: &str) -> bool {
     (0..words.len()).any(|i| {
         // The words before the noun, past up to two that say which ("free GPU resources").
         let mut before = &words[i.saturating_sub(5)..i];
+        let mut said_which = false;
         for _ in 0..2 {
             if let [rest @ .., last] = before
                 && KIND.contains(last)
             {
                 before = rest;
+                said_which = true;
             }
         }
-        matches!(words[i], "resources" | "worker" | "workers")
-            && matches!(
-                before,
-                [.., "no" | "enough" | "insufficient"] | [.., "out", "of"]
-            )
+        let none_before = matches!(
+            before,
+            [.., "no" | "enough" | "insufficient"] | [.., "out", "of"]
+        );
+        match words[i] {
+            "resources" | "worker" | "workers" => none_before,
+            // Endpoints only when said to be free ("no endpoints available for the given
+            // request", "no available endpoints"): one endpoint not found is a wrong path.
+            "endpoint" | "endpoints" => {
+                none_before && (said_which || words.get(i + 1) == Some(&"available"))
+            }
+            _ => false,
+        }
     })
 }
 
@@ -705,7 +716,19 @@ pub fn says_allowance_spent(text: &str) -> bool {
             || says_plan_lacks(text)
             || says_used_up(text)
             || (says(LONG_BUDGETS) && !says(SHORT_BUDGETS))
-            || says_wait_until_a_date(text))
+            || says_wait_until_a_date(text)
+            || says_daily_rule_or_total_quota(text))
+}
+
+/// A rate limiter's rule named by its period of a day ("ruleName": "rpd", "tpd"), or a quota of
+/// the total kind over its limit (Arks: `{"Key": "type", "Value": "total"}` beside `"overLimit":
+/// true`): no wait of minutes refills either.
+fn says_daily_rule_or_total_quota(text: &str) -> bool {
+    let words = words(text);
+    let has = |w: &str| words.contains(&w);
+    has("rpd")
+        || has("tpd")
+        || (has("quota") && has("total") && (has("overlimit") || has("exceeded")))
 }
 
 /// A wait until a period's boundary: a calendar date at midnight, or with no time ("Retry after
@@ -1195,6 +1218,9 @@ const USAGE_LIMITS: &[&str] = &[
     // A plan's count of predictions (Flowise Cloud: "Predictions limit exceeded").
     "predictions limit",
     "prediction limit",
+    // A count an instance or a plan may hold ("objects count limit of 100 reached for this
+    // instance").
+    "count limit",
     // Chinese: "usage cap" ("已达到 5 小时的使用上限"), "the allowance is used up".
     "使用上限",
     "用量上限",
