@@ -2590,3 +2590,50 @@ fn details_beside_a_class_name_endpoints_daily_rules_total_quotas_and_features_n
         ),
     ]);
 }
+
+#[test]
+fn guesses_at_causes_configuration_errors_prompt_token_limits_and_a_passed_on_429() {
+    assert_codes(&[
+        // Possible causes listed are no cause asserted: the status decides.
+        (
+            503,
+            "模型无返回结果，可能是内容违规、输入过长、输入格式有误或负载较高，请检查后再试。No response, please try again.",
+            "OVERLOADED",
+        ),
+        // (An English guess that names one cause is kept: it is the cause there is.)
+        (
+            412,
+            r#"{"error":{"message":"Account x is suspended, possibly due to reaching the monthly spending limit"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // ... but what is asserted before the guess still counts.
+        (
+            422,
+            r#"{"error":{"message":"Messages token length must be in (0, 1048576], but got 1100000. This could be caused by invalid input format or empty content."}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        // A proxy that could not get through, under the 429 the API gave it: a rate.
+        (
+            429,
+            r#"{"detail":"Failed to communicate with the language model API. This may be due to an invalid API key, incorrect endpoint, or network issues. See the debug field for more details."}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            502,
+            "Failed to communicate with upstream: [Errno 8] nodename nor servname provided, or not known",
+            "SERVER_ERROR",
+        ),
+        // The server's configuration broken is the server's.
+        (
+            503,
+            r#"{"detail":"Configuration error: tts-1 voice 'alloy' is missing 'model:' setting. KeyError: 'model'"}"#,
+            "SERVER_ERROR",
+        ),
+        // The prompt's tokens limited to a figure.
+        (
+            403,
+            "The number of prompt tokens for free accounts is limited to 4096. If you have additional requirements, please purchase a premium key.",
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+    ]);
+}

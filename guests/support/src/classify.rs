@@ -570,6 +570,9 @@ fn upstream_status_named(text: &str, status: Option<u16>) -> Option<(u16, String
 /// The code for what an error says (its labels, its words) and its status: see [`code_for`],
 /// which may put an upstream's status named in the words in place of the proxy's own.
 fn code_by_meaning(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
+    // The causes the words only guess at in Chinese ("可能是内容违规、输入过长……": perhaps a content
+    // violation, an input too long, ...) assert no meaning: the rules read the rest.
+    let text = &meaning::without_guesses(text);
     let said = Said::new(labels, text, status);
     by_labels(&said)
         .or_else(|| by_wording(&said))
@@ -686,6 +689,12 @@ fn by_labels(said: &Said) -> Option<FailureCode> {
         && says(&["service is unavailable", "service unavailable"])
     {
         return Some(codes::SERVER_ERROR);
+    }
+    // A proxy's failure to talk to the model API, under the 429 the API answered it with
+    // ("Failed to communicate with the language model API." under a 429): the upstream's rate,
+    // which the proxy passed on; the words say only that the call did not succeed.
+    if said.status == Some(429) && says(&["failed to communicate"]) {
+        return Some(codes::RATE_LIMITED);
     }
     if says(SERVICE_FAILURE_WORDING)
         || says_status_internal(text)
@@ -1644,6 +1653,11 @@ const INPUT_REJECTED_WORDING: &[&str] = &[
 const SERVICE_FAILURE_WORDING: &[&str] = &[
     "under maintenance",
     "for maintenance",
+    // The server's own configuration broken ("Configuration error: tts-1 voice 'alloy' is missing
+    // 'model:' setting"): nothing the request did.
+    "configuration error",
+    "misconfigured",
+    "misconfiguration",
     // A server not set up to serve ("Service is not available" from llama-cpp-python when no model
     // is set up), not one too busy, which says "unavailable" or "overloaded".
     "service is not available",

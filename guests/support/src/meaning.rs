@@ -58,6 +58,9 @@ pub fn says_context_overflow(text: &str) -> bool {
         || (says(&["too long", "too big", "too large"]) && says(LONG_SUBJECTS))
         // "Your files have too much content for this model".
         || says(&["too much content", "too much text", "too much input"])
+        // The prompt's tokens said to be limited ("The number of prompt tokens for free accounts
+        // is limited to 4096"): the request over it is what was refused.
+        || (says(&["prompt tokens", "input tokens"]) && says(&["limited to", "is limited"]))
         // A schema validator's length constraint, broken by the input itself ("Malformed input
         // request: expected maxLength: 42000, actual: 46735"; "Value at 'body' failed to satisfy
         // constraint: Member must have length less than or equal to 25000000"). The same
@@ -89,6 +92,33 @@ fn says_request_size_over_a_limit(text: &str) -> bool {
                 // What can be too long, or a total of it ("total message size").
                 .any(|n| LONG_SUBJECTS.contains(n) || *n == "total")
     }) && OVER.iter().any(|p| text.contains(p))
+}
+
+/// The text without the causes it only guesses at in Chinese, from 可能是 ("it may be") or 可能由于
+/// ("perhaps because of") to the end of the sentence: "模型无返回结果，可能是内容违规、输入过长、输入格式有误或负载较高"
+/// keeps "模型无返回结果，", since a list of every possible cause asserts none. (English guesses are
+/// kept: "suspended, possibly due to reaching the monthly spending limit" names the one cause
+/// there is.)
+pub fn without_guesses(text: &str) -> std::borrow::Cow<'_, str> {
+    const GUESSES: &[&str] = &["可能是", "可能由于", "可能因为"];
+    const ENDS: &[char] = &['.', '!', '?', ';', '\n', '。', '！', '？', '；'];
+    let Some(first) = GUESSES.iter().filter_map(|g| text.find(g)).min() else {
+        return std::borrow::Cow::Borrowed(text);
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut at = Some(first);
+    while let Some(start) = at {
+        out.push_str(&rest[..start]);
+        let after = &rest[start..];
+        let end = after.find(ENDS).map_or(after.len(), |e| {
+            e + after[e..].chars().next().map_or(0, char::len_utf8)
+        });
+        rest = &after[end..];
+        at = GUESSES.iter().filter_map(|g| rest.find(g)).min();
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
 }
 
 /// Whether "too long" is said of time, not of length: "The request took too long to complete and was
