@@ -2637,3 +2637,78 @@ fn guesses_at_causes_configuration_errors_prompt_token_limits_and_a_passed_on_42
         ),
     ]);
 }
+
+#[test]
+fn models_to_load_first_parameters_constrained_request_bodies_and_what_gateways_call_their_limits()
+{
+    assert_codes(&[
+        // A model the caller must load first is the request's; no model loaded at all the server's.
+        (
+            400,
+            "Model not loaded: Model 'qwen2.5-0.5b-instruct-generic-cpu:4' must be loaded before inference",
+            "INVALID_REQUEST",
+        ),
+        (500, "No model loaded", "SERVER_ERROR"),
+        // A request parameter with its constraint, under a 500 too.
+        (
+            500,
+            "Inference failed: search_options.cc:32 fl::ApplySearchOptions max_output_tokens must be >= 1",
+            "INVALID_REQUEST",
+        ),
+        (
+            500,
+            "worker pool must be initialized before use",
+            "SERVER_ERROR",
+        ),
+        // The request's body not read.
+        (
+            400,
+            "Error: request.body is undefined. Possible reasons: missing 'content-type: application/json' in request headers or misconfigured JSON middleware",
+            "INVALID_REQUEST",
+        ),
+        (
+            500,
+            "failed to create AI context: unexpected end of JSON input",
+            "INVALID_REQUEST",
+        ),
+        // Generation blocked; a model that generated nothing; no data sent.
+        (400, "Generation blocked.", "CONTENT_FILTER"),
+        (
+            400,
+            "Model did not generate a message. Finish reason: 'stop': undefined",
+            "EMPTY_RESPONSE",
+        ),
+        (500, "No data was sent by the server.", "EMPTY_RESPONSE"),
+        // A gateway's limits of a day or an hour, and its calls run out, are quota.
+        (
+            403,
+            "[rate_limiting] API rate limit of day exceeded",
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            403,
+            "[rate_limiting] API rate limit of minute exceeded",
+            "RATE_LIMITED",
+        ),
+        (416, "out of calls", "QUOTA_EXCEEDED"),
+        (400, "key not found", "AUTH"),
+        // A server not provisioned, or with no healthy upstream to fail over to.
+        (503, "service not provisioned", "SERVER_ERROR"),
+        (
+            503,
+            "Can not find healthy upstream url after failover!",
+            "SERVER_ERROR",
+        ),
+        // The remedy of a new chat: the conversation as sent.
+        (
+            500,
+            "This conversation could not be sent to the model. Please start a new chat.",
+            "INVALID_REQUEST",
+        ),
+        (
+            400,
+            "The conversation is too long for this model. Please start a new chat.",
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+    ]);
+}

@@ -682,3 +682,11 @@ fn status_code_envelopes_and_completions_inside_a_gateways_envelope() {
     assert_eq!(finish_of(&chunks).kind, FinishKind::Stop);
     assert_eq!(text_of(&chunks), "Hello");
 }
+
+#[test]
+fn an_ai_sdk_ui_stream_error_part_is_read_by_its_error_text() {
+    assert_failure_codes(&[(
+        "data: {\"type\":\"start\"}\n\ndata: {\"type\":\"error\",\"errorText\":\"{\\\"error\\\":\\\"This conversation is too long for the selected model. Start a new chat or shorten your message.\\\",\\\"code\\\":\\\"context_length\\\"}\"}\n\n",
+        "CONTEXT_WINDOW_EXCEEDED",
+    )]);
+}

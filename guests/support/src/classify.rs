@@ -419,6 +419,8 @@ const MESSAGE_KEYS: &[&str] = &[
     "status_message",
     // Apigee's (and SOAP's) fault: `{"fault": {"faultstring": ..., "detail": {"errorcode": ...}}}`.
     "faultstring",
+    // Vercel's AI SDK UI message stream: `{"type": "error", "errorText": "..."}`.
+    "errorText",
     // Refact's `{"status": "error", "human_readable_message": "timeout"}`.
     "human_readable_message",
     // Last: a Python server's traceback, whose final line names the exception and its message.
@@ -652,6 +654,12 @@ fn by_labels(said: &Said) -> Option<FailureCode> {
     // 500's reason phrase count only under another status: under a 5xx they say no more than the
     // status, and the words after them may name the request's fault ("500 Internal Server Error:
     // ... Reason: The messages in the chat request are empty.").
+    // A model the caller must load first ("Model not loaded: Model '...' must be loaded before
+    // inference", Foundry Local's 400): the request came before its step, not a server without a
+    // model, which "no model loaded" alone says (below).
+    if says(&["must be loaded before", "must be loaded first"]) {
+        return Some(codes::INVALID_REQUEST);
+    }
     // An agent's run at its cap of loops, iterations or steps ("Max loops of 25 exceeded, shutting
     // down."): the run ends there whatever is retried, the allowance of one run; "shutting down"
     // is the run's, not the server's.
@@ -877,7 +885,10 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
     }
     // What the request must carry, missing or empty ("The messages in the chat request are
     // empty.", "Job input must contain one of: ..."): the request's fault, whatever the status.
-    if says_request_part_empty(text) || says(&["must contain", "must include one of"]) {
+    if says_request_part_empty(text)
+        || says(&["must contain", "must include one of"])
+        || says_request_parameter_constrained(text)
+    {
         return Some(codes::INVALID_REQUEST);
     }
     // A parameter the request lacks ("Missing max tokens for rate limited request", "missing
@@ -952,6 +963,12 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
         && (meaning::says_context_overflow(text) || meaning::says_length_figures_over_max(text))
     {
         return Some(codes::CONTEXT_WINDOW_EXCEEDED);
+    }
+    // The remedy of a new conversation ("This conversation could not be sent to the model.
+    // Please start a new chat."): the conversation as sent is at fault; one too long was read
+    // above.
+    if says(&["start a new chat", "start a new conversation"]) {
+        return Some(codes::INVALID_REQUEST);
     }
     if (status.is_none() || server_status)
         && (says(&[
@@ -1183,6 +1200,36 @@ fn says_parameter_wrong_zh(text: &str) -> bool {
         .any(|p| text.contains(p))
 }
 
+/// A request parameter named with its constraint ("max_output_tokens must be >= 1",
+/// "temperature must be between 0 and 2"): the request's fault under any status, a 500 too.
+fn says_request_parameter_constrained(text: &str) -> bool {
+    const PARAMETERS: &[&str] = &[
+        "max_tokens",
+        "max_output_tokens",
+        "max_new_tokens",
+        "max_completion_tokens",
+        "temperature",
+        "top_p",
+        "top_k",
+        "presence_penalty",
+        "frequency_penalty",
+        "repetition_penalty",
+        "n",
+        "seed",
+        "stop",
+        "logprobs",
+        "top_logprobs",
+    ];
+    // (A sum of the input and the output over the model's limit, "`inputs` tokens +
+    // `max_new_tokens` must be <= 4096", is an overflow, read later.)
+    let words = meaning::words(text);
+    (1..words.len()).any(|i| {
+        matches!(words[i], "must" | "should")
+            && PARAMETERS.contains(&words[i - 1])
+            && words.get(i + 1) == Some(&"be")
+    }) && !meaning::says_context_overflow(text)
+}
+
 /// A limit said to be per message or per request, with how much one may carry ("I can handle up
 /// to 10 images per message", "at most 5 files per request"): the request's own limit.
 fn says_per_message_limit(text: &str) -> bool {
@@ -1297,7 +1344,7 @@ fn says_answer_empty(text: &str) -> bool {
                     "file" | "format" | "schema" | "type" | "parser" | "path" | "directory"
                 )
             }))
-            || (words[i] == "return"
+            || (matches!(words[i], "return" | "generate" | "produce")
                 && i >= 2
                 && words[i - 2..i] == ["did", "not"]
                 && words[i + 1..(i + 4).min(words.len())]
@@ -1320,6 +1367,13 @@ fn says_answer_empty(text: &str) -> bool {
                 && i >= 2
                 && matches!(words[i - 1], "is" | "was")
                 && matches!(words[i - 2], "response" | "completion" | "answer" | "output"))
+            // "No data was sent by the server." (big-AGI, of Gemini's empty stream).
+            || (words[i] == "data"
+                && i >= 1
+                && words[i - 1] == "no"
+                && words[i + 1..(i + 3).min(words.len())]
+                    .iter()
+                    .any(|w| matches!(*w, "sent" | "received" | "returned")))
             // "No response from model.": the model said nothing. No response from an upstream or a
             // server is a connection's failure, not an empty answer.
             || (words[i] == "response"
@@ -1636,6 +1690,13 @@ const INPUT_REJECTED_WORDING: &[&str] = &[
     // "'model' is a required property", "123 is not of type 'string'").
     "is too short",
     "is a required property",
+    // The request's body not read ("request.body is undefined", "invalid OpenAI request body"),
+    // and Easegress's "failed to create AI context: ..." (its reading of the client's request).
+    "body is undefined",
+    "invalid request body",
+    "invalid openai request body",
+    "unsupported request path",
+    "failed to create ai context",
     // Pydantic's "Field required" ("status 500: err model field required").
     "field required",
     "is not of type",
@@ -1656,8 +1717,8 @@ const SERVICE_FAILURE_WORDING: &[&str] = &[
     // The server's own configuration broken ("Configuration error: tts-1 voice 'alloy' is missing
     // 'model:' setting"): nothing the request did.
     "configuration error",
-    "misconfigured",
-    "misconfiguration",
+    // A server not provisioned for the service asked ("service not provisioned" under a 503).
+    "not provisioned",
     // A server not set up to serve ("Service is not available" from llama-cpp-python when no model
     // is set up), not one too busy, which says "unavailable" or "overloaded".
     "service is not available",
@@ -1694,6 +1755,8 @@ const SERVICE_FAILURE_WORDING: &[&str] = &[
     // agentgateway's words for the same.
     "no server is available to handle this request",
     "no healthy upstream",
+    // Apache ShenYu: "Can not find healthy upstream url after failover!".
+    "find healthy upstream",
     "no healthy backend",
     // A provider's outage or a failure it could not name ("OpenAI is experiencing issues", "There
     // was an unexpected issue getting a response from the AI model").
@@ -1789,6 +1852,8 @@ const AUTH_WORDING: &[&str] = &[
     "invalid authentication",
     "authentication failed",
     "authentication error",
+    // APIPark: "key not found" (the API key the request carried is not known).
+    "key not found",
     // "Ensure a valid API key is being used", "please provide a valid API key".
     "a valid api key",
     "authentication required",

@@ -293,6 +293,8 @@ pub fn says_policy_refusal(text: &str) -> bool {
     // What a guard blocks, and why it says it did ("Prompt blocked due to security configurations",
     // "Response content blocked due to DLP policy violations").
     const BLOCKED_ITEMS: &[&str] = &[
+        // "Generation blocked." (Genkit).
+        "generation",
         "prompt",
         "response",
         "content",
@@ -1241,6 +1243,8 @@ const OFFER_ENDED: &[&str] = &[
     "run out of uses",
     "ran out of uses",
     "out of uses",
+    // APIPark's counter: "out of calls".
+    "out of calls",
 ];
 const USAGE_LIMITS: &[&str] = &[
     "usage limit",
@@ -1306,6 +1310,11 @@ const LONG_BUDGETS: &[&str] = &[
     // "The number of visits exceeds today's visits".
     "today's",
     "for today",
+    // APIPark: "API rate limit of day exceeded", "... of hour exceeded".
+    "limit of day",
+    "limit of hour",
+    "limit of week",
+    "limit of month",
     "per 24 hours",
 ];
 
