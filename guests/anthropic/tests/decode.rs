@@ -506,18 +506,11 @@ fn pings_yield_nothing() {
 
 #[test]
 fn a_guards_refusal_in_plain_words_under_a_200_is_a_content_filter() {
-    let plain_200 = |body: &str, content_type: &str| {
-        common::decode_split_with(
-            &head(200, &[("content-type", content_type)]),
-            body.as_bytes(),
-            &[body.len()],
-        )
-    };
     for (body, content_type) in [
         ("Rejected by guardrails moderation", "text/plain"),
         (r#""Request blocked by Llama Guard""#, "application/json"),
     ] {
-        let failure = finish_of(&plain_200(body, content_type))
+        let failure = finish_of(&common::decode_200(body, content_type))
             .failure
             .expect("a failure");
         assert_eq!(failure.code.as_str(), "CONTENT_FILTER", "{body}");
@@ -527,7 +520,7 @@ fn a_guards_refusal_in_plain_words_under_a_200_is_a_content_filter() {
         ("Hello from the proxy", "text/plain"),
         (r#""ok""#, "application/json"),
     ] {
-        let failure = finish_of(&plain_200(body, content_type))
+        let failure = finish_of(&common::decode_200(body, content_type))
             .failure
             .expect("a failure");
         assert_eq!(failure.code.as_str(), "SERVER_ERROR", "{body}");

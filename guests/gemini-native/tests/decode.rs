@@ -452,17 +452,12 @@ fn usage_of_reads_only_counts() {
 
 #[test]
 fn a_gateways_refusal_in_an_answer_without_usage_is_a_content_filter() {
-    let json_200 = |body: &str| {
-        decode_split_with(
-            &head(200, &[("content-type", "application/json")]),
-            body.as_bytes(),
-            &[body.len()],
-        )
-    };
     // Apigee's Model Armor sample: the refusal as the candidate's text, no usageMetadata.
     let refusal = r#"{ "candidates": [ { "content": { "role": "model", "parts": [ { "text": "Your prompt contains PII info, which is not allowed for privacy reasons" } ] }, "finishReason": "STOP" } ], "modelVersion": "gemini-2.0-flash" }"#;
     assert_eq!(
-        last_failure(&json_200(refusal)).code.as_str(),
+        last_failure(&common::decode_200(refusal, "application/json"))
+            .code
+            .as_str(),
         "CONTENT_FILTER"
     );
     // The same words with usage counted are the model's answer, delivered; so is an answer
@@ -470,7 +465,7 @@ fn a_gateways_refusal_in_an_answer_without_usage_is_a_content_filter() {
     let counted = r#"{ "candidates": [ { "content": { "role": "model", "parts": [ { "text": "Your prompt contains PII info, which is not allowed for privacy reasons" } ] }, "finishReason": "STOP" } ], "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 14, "totalTokenCount": 19} }"#;
     let plain = r#"{ "candidates": [ { "content": { "role": "model", "parts": [ { "text": "Hello there" } ] }, "finishReason": "STOP" } ] }"#;
     for body in [counted, plain] {
-        let chunks = json_200(body);
+        let chunks = common::decode_200(body, "application/json");
         assert!(
             matches!(
                 chunks.last(),

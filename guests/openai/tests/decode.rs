@@ -510,15 +510,6 @@ fn a_streamed_error_whose_label_says_the_quota_is_spent_is_quota() {
     )]);
 }
 
-/// A 200 body of plain words, or a bare JSON string, decoded with no framing.
-fn plain_200(body: &str, content_type: &str) -> Vec<Chunk> {
-    common::decode_split_with(
-        &common::head(200, &[("content-type", content_type)]),
-        body.as_bytes(),
-        &[body.len()],
-    )
-}
-
 #[test]
 fn a_guards_refusal_in_plain_words_under_a_200_is_a_content_filter() {
     for (body, content_type) in [
@@ -528,7 +519,7 @@ fn a_guards_refusal_in_plain_words_under_a_200_is_a_content_filter() {
             "application/json",
         ),
     ] {
-        let f = finish_of(&plain_200(body, content_type));
+        let f = finish_of(&common::decode_200(body, content_type));
         let failure = f.failure.expect("a failure");
         assert_eq!(failure.code.as_str(), "CONTENT_FILTER", "{body}");
     }
@@ -541,7 +532,7 @@ fn a_guards_refusal_in_plain_words_under_a_200_is_a_content_filter() {
             "text/html",
         ),
     ] {
-        let f = finish_of(&plain_200(body, content_type));
+        let f = finish_of(&common::decode_200(body, content_type));
         let failure = f.failure.expect("a failure");
         assert_eq!(failure.code.as_str(), "SERVER_ERROR", "{body}");
         assert!(
@@ -592,7 +583,7 @@ fn a_200_body_marked_failed_by_its_status_word_is_an_error() {
         ),
     ]);
     // A "Success" status is no failure: the completion inside the envelope is the answer.
-    let chunks = plain_200(
+    let chunks = common::decode_200(
         r#"{"status":"Success","message":"ok","data":{"choices":[{"message":{"content":"hi"}}]}}"#,
         "application/json",
     );
@@ -603,14 +594,14 @@ fn a_200_body_marked_failed_by_its_status_word_is_an_error() {
 #[test]
 fn plain_words_under_a_200_that_name_a_meaning_are_read() {
     // A proxy's abort as a bare JSON string is a time-out; words with no meaning stay unparseable.
-    let failure = finish_of(&plain_200(
+    let failure = finish_of(&common::decode_200(
         r#""AbortError: This operation was aborted""#,
         "application/json",
     ))
     .failure
     .expect("a failure");
     assert_eq!(failure.code.as_str(), "TIMEOUT");
-    let failure = finish_of(&plain_200("invalid something", "text/plain"))
+    let failure = finish_of(&common::decode_200("invalid something", "text/plain"))
         .failure
         .expect("a failure");
     assert_eq!(failure.code.as_str(), "SERVER_ERROR");
@@ -642,7 +633,7 @@ fn in_band_validation_in_broken_english_empty_candidates_and_other_message_keys(
 #[test]
 fn deepsparses_capacity_finish_is_a_length_finish() {
     let body = r#"{"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":""},"finish_reason":"capacity"}]}"#;
-    let chunks = plain_200(body, "application/json");
+    let chunks = common::decode_200(body, "application/json");
     assert_eq!(finish_of(&chunks).kind, FinishKind::Length);
 }
 
@@ -664,7 +655,7 @@ fn status_code_envelopes_and_completions_inside_a_gateways_envelope() {
         ),
     ]);
     // A success status code is no failure.
-    let failure = finish_of(&plain_200(
+    let failure = finish_of(&common::decode_200(
         r#"{"status_code":200,"status_message":"SUCCESS","data":{"x":1}}"#,
         "application/json",
     ))
@@ -674,11 +665,11 @@ fn status_code_envelopes_and_completions_inside_a_gateways_envelope() {
     // SAP AI Core's orchestration answer: the completion is `final_result`.
     let sap = r#"{"request_id":"r1","intermediate_results":{"output_filtering":{"message":"1 of 1 choices failed the output filter."},"llm":{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"raw"},"finish_reason":"stop"}]}},"final_result":{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":""},"finish_reason":"content_filter"}]}}"#;
     assert_eq!(
-        finish_of(&plain_200(sap, "application/json")).kind,
+        finish_of(&common::decode_200(sap, "application/json")).kind,
         FinishKind::ContentFilter
     );
     let sap_ok = r#"{"request_id":"r2","final_result":{"object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Hello"},"finish_reason":"stop"}]}}"#;
-    let chunks = plain_200(sap_ok, "application/json");
+    let chunks = common::decode_200(sap_ok, "application/json");
     assert_eq!(finish_of(&chunks).kind, FinishKind::Stop);
     assert_eq!(text_of(&chunks), "Hello");
 }

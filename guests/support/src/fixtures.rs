@@ -216,8 +216,8 @@ pub fn finish_of(chunks: &[Chunk]) -> Finish {
     f[0].clone()
 }
 
-/// Defines the decoding helpers (`decode`, `decode_split[_with]`, `decode_all_ways[_with]`,
-/// `decoded`) over an adapter's `Decoder` type, in that adapter's `tests/common`. A macro because
+/// Defines the decoding helpers (`decode`, `decode_split[_with]`, `decode_200`,
+/// `decode_all_ways[_with]`, `decoded`) over an adapter's `Decoder` type, in that adapter's `tests/common`. A macro because
 /// each adapter has its own `Decoder` (same `new`/`feed`/`end` shape, no shared trait) and a test
 /// crate may not implement a support trait for it.
 #[macro_export]
@@ -251,6 +251,16 @@ macro_rules! decoding_helpers {
                 $crate::fixtures::feed_in_pieces(body, sizes, |piece| decoder.feed(piece));
             out.extend(decoder.end());
             out
+        }
+
+        /// A 200 body with the given content type, fed in one piece, then ended: the whole answer
+        /// a server sends without SSE framing (a completion, an error, plain words).
+        pub fn decode_200(body: &str, content_type: &str) -> Vec<__Chunk> {
+            decode_split_with(
+                &$crate::fixtures::head(200, &[("content-type", content_type)]),
+                body.as_bytes(),
+                &[body.len()],
+            )
         }
 
         /// Every way of cutting the body the fixture test uses: whole, 1-byte pieces, random pieces.
