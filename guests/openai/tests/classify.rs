@@ -2712,3 +2712,23 @@ fn models_to_load_first_parameters_constrained_request_bodies_and_what_gateways_
         ),
     ]);
 }
+
+#[test]
+fn services_unavailable_under_a_429_concurrent_requests_grpc_deadlines_and_request_buffers() {
+    assert_codes(&[
+        (429, "Chat completions service is unavailable", "OVERLOADED"),
+        (400, "Provider's service is unavailable", "SERVER_ERROR"),
+        (
+            400,
+            "Request error: Many concurrent requests, a stack is being bought, but its internal state is not yet updated. Please retry.",
+            "RATE_LIMITED",
+        ),
+        (
+            500,
+            "Error [AioRpcError] processing request: status=StatusCode.DEADLINE_EXCEEDED",
+            "TIMEOUT",
+        ),
+        (500, "Buffered requests overflow", "OVERLOADED"),
+        (500, "stack buffer overflow detected", "SERVER_ERROR"),
+    ]);
+}

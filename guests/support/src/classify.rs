@@ -689,14 +689,18 @@ fn by_labels(said: &Said) -> Option<FailureCode> {
             codes::SERVER_ERROR
         });
     }
-    // "Provider's service is unavailable" under a 400: the server's side, not the request's. (Under
-    // a 503 the words restate the status, which says overload.)
-    if said
-        .status
-        .is_some_and(|s| (400..500).contains(&s) && s != 429)
+    // "Provider's service is unavailable" under a 400: the server's side, not the request's. Under
+    // a 429 the same words say the server has no room, not that the caller went too fast ("Chat
+    // completions service is unavailable" from Atoma's node). (Under a 503 the words restate the
+    // status, which says overload.)
+    if said.status.is_some_and(|s| (400..500).contains(&s))
         && says(&["service is unavailable", "service unavailable"])
     {
-        return Some(codes::SERVER_ERROR);
+        return Some(if said.status == Some(429) {
+            codes::OVERLOADED
+        } else {
+            codes::SERVER_ERROR
+        });
     }
     // A proxy's failure to talk to the model API, under the 429 the API answered it with
     // ("Failed to communicate with the language model API." under a 429): the upstream's rate,
@@ -976,6 +980,8 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
             // "网关超时 | Gateway Time-out".
             "time-out",
             "deadline exceeded",
+            // gRPC's name: "status=StatusCode.DEADLINE_EXCEEDED".
+            "deadline_exceeded",
             // JavaScript's fetch giving up on its abort signal, as a proxy's timer sets it
             // ("AbortError: This operation was aborted").
             "aborterror",
@@ -1929,6 +1935,8 @@ const RATE_WORDING: &[&str] = &[
     // Queries per second, also inside iFlytek's "AppIdQpsOverFlowError".
     "qps",
     "too many concurrent",
+    // "Many concurrent requests, ... Please retry." (Atoma), "maximum concurrent requests".
+    "concurrent requests",
     "concurrency limit",
     // Chinese: "requests too frequent", "rate limit", "throttled".
     "请求过于频繁",

@@ -393,6 +393,9 @@ pub fn says_queue_full(text: &str) -> bool {
     let words = words(text);
     text.contains("queue is full")
         || text.contains("queue full")
+        // A buffer of waiting requests overflowing ("Buffered requests overflow", Paddler).
+        || text.contains("requests overflow")
+        || text.contains("queue overflow")
         || (0..words.len()).any(|i| {
             words[i] == "queue"
                 && words[i + 1..(i + 5).min(words.len())]
