@@ -2732,3 +2732,35 @@ fn services_unavailable_under_a_429_concurrent_requests_grpc_deadlines_and_reque
         (500, "stack buffer overflow detected", "SERVER_ERROR"),
     ]);
 }
+
+#[test]
+fn gateways_refused_upstream_prompt_caps_service_quotas_and_deployments_not_found() {
+    assert_codes(&[
+        (
+            502,
+            r#"{"error":{"message":"the gateway could not authenticate with the upstream provider","type":"authentication_error"}}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            "Generation failed: Check 'data->input_ids.get_size() <= m_max_prompt_len' failed at src/cpp/src/llm/pipeline_stateful.cpp:359:",
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error":{"message":"Service quota exceeded. Please try again later."}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error":{"message":"Too many requests, please wait before trying again.","type":"ThrottlingException"}}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            500,
+            "deployment config for gpt-4o not found",
+            "INVALID_REQUEST",
+        ),
+        (500, "config file not found", "SERVER_ERROR"),
+    ]);
+}

@@ -1610,7 +1610,11 @@ fn says_model_not_offered(text: &str) -> bool {
         text.match_indices(phrase).any(|(at, _)| {
             let before = &text[..at];
             let from = before.char_indices().rev().nth(63).map_or(0, |(i, _)| i);
-            meaning::words(&before[from..]).contains(&"model")
+            // (A deployment is the model's name where Azure-style servers serve it: "deployment
+            // config for gpt-4o not found".)
+            meaning::words(&before[from..])
+                .iter()
+                .any(|w| matches!(*w, "model" | "deployment"))
         })
     })
 }
@@ -1858,6 +1862,11 @@ const AUTH_WORDING: &[&str] = &[
     "invalid authentication",
     "authentication failed",
     "authentication error",
+    // A gateway whose own key the upstream refused ("the gateway could not authenticate with the
+    // upstream provider" under a 502): a credential to fix, not a server to retry.
+    "could not authenticate",
+    "failed to authenticate",
+    "unable to authenticate",
     // APIPark: "key not found" (the API key the request carried is not known).
     "key not found",
     // "Ensure a valid API key is being used", "please provide a valid API key".

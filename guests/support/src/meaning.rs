@@ -1101,6 +1101,9 @@ const CONTEXT_LIMITS: &[&str] = &[
     // needs 9 context tokens (5 prompt + 4 max generation), but MAX_KV_SIZE is 8.").
     "max_kv_size",
     "max kv size",
+    // OpenVINO GenAI's prompt cap on an NPU ("Check 'data->input_ids.get_size() <=
+    // m_max_prompt_len' failed").
+    "max_prompt_len",
     "context length",
     "context_length",
     "context window",
@@ -1255,6 +1258,9 @@ const USAGE_LIMITS: &[&str] = &[
     // A plan's count of predictions (Flowise Cloud: "Predictions limit exceeded").
     "predictions limit",
     "prediction limit",
+    // AWS's account quota ("Service quota exceeded"; its throttling per minute is a
+    // ThrottlingException, a rate).
+    "service quota exceeded",
     // A count an instance or a plan may hold ("objects count limit of 100 reached for this
     // instance").
     "count limit",
