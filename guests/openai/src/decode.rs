@@ -337,6 +337,7 @@ impl Decoder {
             {
                 let finish = self.finish_for(Some(reason));
                 if finish.kind == FinishKind::Error {
+                    let finish = self.error_finish_with_its_words(finish, out);
                     self.emit_finish(finish, out);
                     return;
                 }
@@ -381,6 +382,7 @@ impl Decoder {
             if let Some(reason) = choice.finish_reason.filter(|r| !r.as_str().is_empty()) {
                 let finish = self.finish_for(Some(reason.as_str()));
                 if finish.kind == FinishKind::Error {
+                    let finish = self.error_finish_with_its_words(finish, out);
                     self.emit_finish(finish, out);
                     return;
                 }
@@ -457,19 +459,43 @@ impl Decoder {
         }
     }
 
+    /// A `finish_reason: "error"` whose choice carries words (Thor: "对话模型请求限流", the model's
+    /// requests throttled, as the content of the finishing chunk): the words are read as the
+    /// error's, and a meaning they name replaces the bare "no error details" server error. Only
+    /// the text this very event pushed is read, never an answer streamed before it.
+    fn error_finish_with_its_words(&self, finish: Finish, out: &[Chunk]) -> Finish {
+        let Some(Chunk::Text(said)) = out.last() else {
+            return finish;
+        };
+        match plain_words(said)
+            .map(|said| classify_in_band(&serde_json::json!({ "message": said }), &self.head))
+        {
+            Some(failure) if !said_nothing_in_band(failure.code) => Finish {
+                failure: Some(failure),
+                ..finish
+            },
+            _ => finish,
+        }
+    }
+
     /// A whole completion that no model wrote: text in its message, yet not one output token
     /// counted. Gateways answer their prompt guards' refusals so (APISIX's Lakera Guard plugin: a
-    /// 200 completion whose content is "Request blocked by Lakera Guard", with zero usage). Its
-    /// text is read as an error's, and only a refusal by the content rules makes it a failure: a
-    /// server that merely counts nothing still has its answer delivered.
+    /// 200 completion whose content is "Request blocked by Lakera Guard", with zero usage), and
+    /// their own errors (busy-llm-worker's "服务器繁忙，请稍后再试。", the server busy). Its text is
+    /// read as an error's: a refusal makes it a failure, and so does any other meaning named in
+    /// a sentence or two (200 characters at most); a server that merely counts
+    /// nothing still has its answers delivered, and a long text is an answer whatever it says.
     fn gateway_refusal(&self, v: &Value) -> Option<LlmFailure> {
+        const STATUS_SENTENCE_CHARS: usize = 200;
         let content = v.pointer("/choices/0/message/content")?.as_str()?;
         let counted = v.pointer("/usage/completion_tokens")?.as_u64()?;
         if counted != 0 || content.trim().is_empty() {
             return None;
         }
         let failure = classify_in_band(&serde_json::json!({ "message": content }), &self.head);
-        (failure.code == codes::CONTENT_FILTER).then_some(failure)
+        let short = content.trim().chars().count() <= STATUS_SENTENCE_CHARS;
+        (failure.code == codes::CONTENT_FILTER || (short && !said_nothing_in_band(failure.code)))
+            .then_some(failure)
     }
 
     /// A 2xx body that is neither a completion nor an error envelope but a proxy's or a guard's

@@ -2764,3 +2764,27 @@ fn gateways_refused_upstream_prompt_caps_service_quotas_and_deployments_not_foun
         (500, "config file not found", "SERVER_ERROR"),
     ]);
 }
+
+#[test]
+fn shut_down_workers_bare_no_response_default_models_and_budgets_of_days() {
+    assert_codes(&[
+        (
+            503,
+            "All model workers has been shutdown: llama",
+            "SERVER_ERROR",
+        ),
+        (
+            503,
+            r#"{"error":{"message":"no response","type":"chatnio_api_error"}}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (503, "no response from upstream server", "OVERLOADED"),
+        (
+            429,
+            "Request limit exceeded. You can continue with the default model now, or try again after 2024-10-07 19:30:00",
+            "QUOTA_EXCEEDED",
+        ),
+        (429, "Usage $0.1023 / $0.1 in 7 days", "QUOTA_EXCEEDED"),
+        (429, "Too many requests in 60 seconds", "RATE_LIMITED"),
+    ]);
+}

@@ -681,3 +681,29 @@ fn an_ai_sdk_ui_stream_error_part_is_read_by_its_error_text() {
         "CONTEXT_WINDOW_EXCEEDED",
     )]);
 }
+
+#[test]
+fn a_gateways_own_error_in_a_completions_content_is_read() {
+    // A zero-token completion whose short text names a meaning (busy-llm-worker).
+    let busy = r#"{"id":"c1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"服务器繁忙，请稍后再试。"},"finish_reason":"stop"}],"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}}"#;
+    let failure = finish_of(&common::decode_200(busy, "application/json"))
+        .failure
+        .expect("a failure");
+    assert_eq!(failure.code.as_str(), "OVERLOADED");
+    // ... but a model's answer with tokens counted is delivered, whatever it says.
+    let answer = r#"{"id":"c2","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"The server is busy, so try again later."},"finish_reason":"stop"}],"usage":{"prompt_tokens":5,"completion_tokens":9,"total_tokens":14}}"#;
+    let chunks = common::decode_200(answer, "application/json");
+    assert!(finish_of(&chunks).failure.is_none(), "{chunks:?}");
+    // An error finish with words beside it: the words say which error (Thor).
+    let thor = r#"{"choices":[{"delta":{"role":"assistant","content":"对话模型请求限流"},"index":0,"finish_reason":"error"}],"created":0}"#;
+    let failure = finish_of(&decode(&sse(&[thor])))
+        .failure
+        .expect("a failure");
+    assert_eq!(failure.code.as_str(), "RATE_LIMITED");
+    // ... and one without words stays a server error.
+    let bare = r#"{"choices":[{"delta":{},"index":0,"finish_reason":"error"}]}"#;
+    let failure = finish_of(&decode(&sse(&[bare])))
+        .failure
+        .expect("a failure");
+    assert_eq!(failure.code.as_str(), "SERVER_ERROR");
+}

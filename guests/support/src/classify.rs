@@ -1380,6 +1380,8 @@ fn says_answer_empty(text: &str) -> bool {
                 && words[i + 1..(i + 3).min(words.len())]
                     .iter()
                     .any(|w| matches!(*w, "sent" | "received" | "returned")))
+            // "no response" and nothing else (chatnio's 503): the answer that did not come.
+            || (words.len() == 2 && words == ["no", "response"])
             // "No response from model.": the model said nothing. No response from an upstream or a
             // server is a connection's failure, not an empty answer.
             || (words[i] == "response"
@@ -1752,6 +1754,9 @@ const SERVICE_FAILURE_WORDING: &[&str] = &[
     "backend error",
     // A server going away ("The inference scheduler is shutting down."): not one too busy.
     "shutting down",
+    // "All model workers has been shutdown: llama" (DJL Serving).
+    "been shutdown",
+    "been shut down",
     // The provider's own connection to its backend failed ("finishConnect(..) failed: Connection
     // refused: 10.137.1.77:80" under a 400): nothing the request did.
     "connection refused",

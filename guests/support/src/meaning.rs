@@ -1245,6 +1245,9 @@ const OFFER_ENDED: &[&str] = &[
     "subscribe to continue",
     "subscription is required",
     "subscription required",
+    // A plan's cap on a model, with the default model still open ("Request limit exceeded. You can
+    // continue with the default model now, or try again after ...", chat2api for ChatGPT).
+    "continue with the default model",
     // A feature's uses spent ("Your Idea has run out of uses, please use the new invite code").
     "run out of uses",
     "ran out of uses",
@@ -1296,6 +1299,9 @@ const LONG_BUDGETS: &[&str] = &[
     "in 1 hour",
     "in one hour",
     "in an hour",
+    // A window of days ("Usage $0.1023 / $0.1 in 7 days", aipipe's weekly budget).
+    "in 7 days",
+    "in 30 days",
     "per day",
     "per-day",
     "daily",
