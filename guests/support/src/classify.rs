@@ -24,7 +24,7 @@
 
 use serde_json::Value;
 
-use crate::meaning;
+use crate::meaning::{self, says_any};
 use crate::retry_after::retry_after_ms;
 use crate::text::{
     MESSAGE_CHARS, QUOTE_CHARS, clip, excerpt, html_title, looks_like_html, normalize,
@@ -1190,20 +1190,21 @@ fn says_already_in_progress_zh(text: &str) -> bool {
 /// ("服务必填参数缺失", "服务请求参数dialog错误", "请求参数范围错误"): the request's fault.
 fn says_parameter_wrong_zh(text: &str) -> bool {
     text.contains("参数")
-        && [
-            "缺失",
-            "缺少",
-            "错误",
-            "无效",
-            "不合法",
-            "非法",
-            "范围",
-            "不能为空",
-            "必填",
-            "格式",
-        ]
-        .iter()
-        .any(|p| text.contains(p))
+        && says_any(
+            text,
+            &[
+                "缺失",
+                "缺少",
+                "错误",
+                "无效",
+                "不合法",
+                "非法",
+                "范围",
+                "不能为空",
+                "必填",
+                "格式",
+            ],
+        )
 }
 
 /// A request parameter named with its constraint ("max_output_tokens must be >= 1",
@@ -1239,24 +1240,25 @@ fn says_request_parameter_constrained(text: &str) -> bool {
 /// A limit said to be per message or per request, with how much one may carry ("I can handle up
 /// to 10 images per message", "at most 5 files per request"): the request's own limit.
 fn says_per_message_limit(text: &str) -> bool {
-    [
-        "per message",
-        "per request",
-        "in a single message",
-        "in one message",
-    ]
-    .iter()
-    .any(|p| text.contains(p))
-        && [
+    says_any(
+        text,
+        &[
+            "per message",
+            "per request",
+            "in a single message",
+            "in one message",
+        ],
+    ) && says_any(
+        text,
+        &[
             "up to",
             "at most",
             "too many",
             "too large",
             "maximum",
             "max ",
-        ]
-        .iter()
-        .any(|p| text.contains(p))
+        ],
+    )
 }
 
 /// A guard's check named as failed with no verdict beside it ("Guardrails content inspection

@@ -49,7 +49,7 @@ pub fn says_context_overflow(text: &str) -> bool {
     if says_output_parameter_cap(text) || says_throughput_budget(text) || says_too_slow(text) {
         return false;
     }
-    let says = |patterns: &[&str]| patterns.iter().any(|p| text.contains(p));
+    let says = |patterns: &[&str]| says_any(text, patterns);
     // A limit that only a request's length can break, named: enough on its own.
     says(CONTEXT_LIMITS)
         // A length limit of a general kind, and the request over it.
@@ -91,7 +91,7 @@ fn says_request_size_over_a_limit(text: &str) -> bool {
                 .iter()
                 // What can be too long, or a total of it ("total message size").
                 .any(|n| LONG_SUBJECTS.contains(n) || *n == "total")
-    }) && OVER.iter().any(|p| text.contains(p))
+    }) && says_any(text, OVER)
 }
 
 /// The text without the causes it only guesses at in Chinese, from 可能是 ("it may be") or 可能由于
@@ -124,16 +124,17 @@ pub fn without_guesses(text: &str) -> std::borrow::Cow<'_, str> {
 /// Whether "too long" is said of time, not of length: "The request took too long to complete and was
 /// timed-out", "taking too long to respond".
 pub fn says_too_slow(text: &str) -> bool {
-    [
-        "took too long",
-        "taking too long",
-        "too long to respond",
-        "too long to complete",
-        "timed-out",
-        "timed out",
-    ]
-    .iter()
-    .any(|p| text.contains(p))
+    says_any(
+        text,
+        &[
+            "took too long",
+            "taking too long",
+            "too long to respond",
+            "too long to complete",
+            "timed-out",
+            "timed out",
+        ],
+    )
 }
 
 /// The provider asking for a shorter input in its own words: a shortening verb ("shorter",
@@ -237,8 +238,13 @@ fn says_token_count_over_a_limit(text: &str) -> bool {
     });
     (input_count || (named(&["token", "tokens"]) && input_named))
         && !named(&["rate"])
-        && OVER.iter().any(|p| text.contains(p))
-        && !NOT_A_LENGTH.iter().any(|p| text.contains(p))
+        && says_any(text, OVER)
+        && !says_any(text, NOT_A_LENGTH)
+}
+
+/// Whether the text contains any of the patterns (the rules' phrases, matched as written).
+pub fn says_any(text: &str, patterns: &[&str]) -> bool {
+    patterns.iter().any(|p| text.contains(p))
 }
 
 /// The words of normalized text: runs of letters, digits and `_` (so `max_tokens` stays one word,
@@ -454,10 +460,8 @@ fn says_input_over_a_stated_bound(text: &str) -> bool {
         .or_else(|| number_after("must be less than "))
         .or_else(|| number_after("must have fewer than "));
     let given = number_after("given: ").or_else(|| number_after("given "));
-    let of_the_input = ["input", "prompt", "text", "messages"]
-        .iter()
-        .any(|p| text.contains(p))
-        && ["characters", "tokens"].iter().any(|p| text.contains(p));
+    let of_the_input = says_any(text, &["input", "prompt", "text", "messages"])
+        && says_any(text, &["characters", "tokens"]);
     of_the_input && matches!((bound, given), (Some(b), Some(g)) if g > b)
 }
 
@@ -491,13 +495,14 @@ fn says_length_range_broken(text: &str) -> bool {
 /// redaction is not enabled") is not this.
 fn says_personal_data_found(words: &[&str], text: &str) -> bool {
     let named = words.contains(&"pii")
-        || [
-            "personally identifiable",
-            "personal information",
-            "personal data",
-        ]
-        .iter()
-        .any(|p| text.contains(p));
+        || says_any(
+            text,
+            &[
+                "personally identifiable",
+                "personal information",
+                "personal data",
+            ],
+        );
     named
         && words.iter().any(|w| {
             matches!(
@@ -530,7 +535,7 @@ fn says_refused_in_a_models_voice(text: &str) -> bool {
         "i can't provide",
     ];
     let text = &text.replace('\u{2019}', "'");
-    DECLINES.iter().any(|p| text.contains(p))
+    says_any(text, DECLINES)
 }
 
 /// What was sent or made judged not valid, or not allowed, by the provider's policies ("the model
@@ -549,17 +554,18 @@ fn says_not_valid_by_policy(text: &str) -> bool {
         "against our usage polic",
         "against our content polic",
     ];
-    AGAINST.iter().any(|p| text.contains(p))
-        || (BY_POLICY.iter().any(|p| text.contains(p))
-            && [
-                "not valid",
-                "not allowed",
-                "not permitted",
-                "invalid",
-                "violat",
-            ]
-            .iter()
-            .any(|p| text.contains(p)))
+    says_any(text, AGAINST)
+        || (says_any(text, BY_POLICY)
+            && says_any(
+                text,
+                &[
+                    "not valid",
+                    "not allowed",
+                    "not permitted",
+                    "invalid",
+                    "violat",
+                ],
+            ))
 }
 
 /// What was sent said to violate the provider's terms ("This prompt appears to violate our terms
@@ -573,7 +579,7 @@ fn says_terms_violated(words: &[&str], text: &str) -> bool {
         "usage policies",
         "acceptable use",
     ];
-    TERMS.iter().any(|p| text.contains(p))
+    says_any(text, TERMS)
         && words.iter().any(|w| w.starts_with("violat"))
         && !words.iter().any(|w| {
             matches!(
@@ -623,18 +629,16 @@ fn says_judging_check_failed(words: &[&str]) -> bool {
 /// model's capacity of 4096 tokens") is a length, not servers; "your capacity" is the account's
 /// allowance ("You have exhausted your capacity on this model. Your quota will reset after ...").
 pub fn says_overloaded(text: &str) -> bool {
-    OVERLOAD_WORDING.iter().any(|p| text.contains(p))
+    says_any(text, OVERLOAD_WORDING)
         || says_queue_full(text)
         // "Model busy, retry later", "system busy": servers, whoever is busy.
         || words(text).contains(&"busy")
         || (text.contains("capacity")
             && !text.contains("your capacity")
-            && !["token", "context", "length"].iter().any(|p| text.contains(p)))
+            && !says_any(text, &["token", "context", "length"]))
         // A service at its token capacity ("LLM service is at token capacity"): the servers' budget
         // of tokens in flight, not one request's length.
-        || ["at token capacity", "at full capacity", "at maximum capacity", "at max capacity"]
-            .iter()
-            .any(|p| text.contains(p))
+        || says_any(text, &["at token capacity", "at full capacity", "at maximum capacity", "at max capacity"])
         || says_none_free(text)
         || says_too_many_in_progress(text)
 }
@@ -703,7 +707,7 @@ fn says_none_free(text: &str) -> bool {
 /// The same meanings in Chinese, as Chinese providers and gateways word them: a context length
 /// or window named, or the input (prompt, request, message) over a maximum length or too long.
 fn says_context_overflow_zh(text: &str) -> bool {
-    let says = |patterns: &[&str]| patterns.iter().any(|p| text.contains(p));
+    let says = |patterns: &[&str]| says_any(text, patterns);
     says(&["上下文长度", "上下文窗口", "最大上下文", "上下文限制"])
         || (says(&[
             "最大长度",
@@ -740,7 +744,7 @@ pub fn says_quota_exhausted(text: &str) -> bool {
 /// "exhausted" is spent.
 pub fn says_allowance_spent(text: &str) -> bool {
     let text = &without_urls(text);
-    let says = |patterns: &[&str]| patterns.iter().any(|p| text.contains(p));
+    let says = |patterns: &[&str]| says_any(text, patterns);
     // A limit of zero, whatever wait is stated beside it: no wait refills it.
     says_zero_limit(text)
         || retry_horizon_ms(text).is_none_or(|ms| ms >= QUOTA_HORIZON_MS)
@@ -840,9 +844,9 @@ fn says_used_up(text: &str) -> bool {
                 .any(|w| WHAT.contains(w))
         })
     });
-    let chinese = ["额度", "限额", "配额"].iter().any(|p| text.contains(p))
-        && ["用完", "用尽", "耗尽"].iter().any(|p| text.contains(p));
-    (english || chinese) && !SHORT_BUDGETS.iter().any(|p| text.contains(p))
+    let chinese =
+        says_any(text, &["额度", "限额", "配额"]) && says_any(text, &["用完", "用尽", "耗尽"]);
+    (english || chinese) && !says_any(text, SHORT_BUDGETS)
 }
 
 /// A quota or a budget named as run out, in whatever words: "user quota is not enough", "quota
@@ -875,10 +879,10 @@ fn says_quota_ran_out(text: &str) -> bool {
             || *w == "budget_exceeded")
             && near.iter().any(|n| RAN_OUT.contains(n))
     });
-    (named && !SHORT_BUDGETS.iter().any(|p| text.contains(p)))
-        || ["额度不足", "配额不足", "配额已用完", "额度已耗尽"].iter().any(|p| text.contains(p))
+    (named && !says_any(text, SHORT_BUDGETS))
+        || says_any(text, &["额度不足", "配额不足", "配额已用完", "额度已耗尽"])
         // Nothing left of it: "Request denied by ai quota check, No quota left".
-        || ["no quota left", "no quota remaining", "quota left: 0"].iter().any(|p| text.contains(p))
+        || says_any(text, &["no quota left", "no quota remaining", "quota left: 0"])
         || says_used_up(text)
 }
 
@@ -908,9 +912,9 @@ fn says_plan_lacks(text: &str) -> bool {
 /// beside its cap or its end (上限, 用完, 用尽), whatever words run between them
 /// ("探索版使用量已达到上限").
 fn names_a_usage_limit(text: &str) -> bool {
-    USAGE_LIMITS.iter().any(|p| text.contains(p))
-        || (["使用量", "用量", "额度"].iter().any(|p| text.contains(p))
-            && ["上限", "用完", "用尽"].iter().any(|p| text.contains(p)))
+    says_any(text, USAGE_LIMITS)
+        || (says_any(text, &["使用量", "用量", "额度"])
+            && says_any(text, &["上限", "用完", "用尽"]))
 }
 
 /// Whether the wording says a plan's usage cap was reached ("5-hour usage limit reached", "you've
@@ -919,7 +923,7 @@ fn names_a_usage_limit(text: &str) -> bool {
 pub fn says_usage_cap(text: &str) -> bool {
     let text = &without_urls(text);
     names_a_usage_limit(text)
-        && !SHORT_BUDGETS.iter().any(|p| text.contains(p))
+        && !says_any(text, SHORT_BUDGETS)
         && retry_horizon_ms(text).is_none_or(|ms| ms >= QUOTA_HORIZON_MS)
 }
 
@@ -965,9 +969,7 @@ fn says_output_parameter_cap(text: &str) -> bool {
     ];
     let words = words(text);
     let names_output = words.iter().any(|w| OUTPUT_PARAMETERS.contains(w))
-        || ["output tokens", "completion tokens"]
-            .iter()
-            .any(|p| text.contains(p));
+        || says_any(text, &["output tokens", "completion tokens"]);
     names_output && !words.iter().any(|w| INPUT_WORDS.contains(w))
 }
 
@@ -989,12 +991,12 @@ const INPUT_WORDS: &[&str] = &[
 /// Whether the words name a budget per minute or per second as the one hit: "per minute", "per
 /// second", or a rate by its abbreviation ("exceeds tpm/rpm limit", "RPS limit").
 pub fn says_per_minute_budget(text: &str) -> bool {
-    ["per minute", "per min", "per second", "/min", "/sec"]
+    says_any(
+        text,
+        &["per minute", "per min", "per second", "/min", "/sec"],
+    ) || words(text)
         .iter()
-        .any(|p| text.contains(p))
-        || words(text)
-            .iter()
-            .any(|w| ["tpm", "rpm", "rps", "tps", "qpm", "qps"].contains(w))
+        .any(|w| ["tpm", "rpm", "rps", "tps", "qpm", "qps"].contains(w))
 }
 
 /// A per-minute budget named as the one hit, and no money or allowance said to have run out: what
