@@ -2788,3 +2788,52 @@ fn shut_down_workers_bare_no_response_default_models_and_budgets_of_days() {
         (429, "Too many requests in 60 seconds", "RATE_LIMITED"),
     ]);
 }
+
+#[test]
+fn a_message_beside_a_class_name_judged_codes_cost_caps_and_chinese_per_minute_caps() {
+    assert_codes(&[
+        (
+            500,
+            r#"{"error":"Exception","message":"max supported input length = 2048 for now","query_id":0}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            500,
+            r#"{"error":"Exception","message":"max supported batch size = 4 for now","query_id":0}"#,
+            "INVALID_REQUEST",
+        ),
+        // ... but beside words of its own ("Too Many Requests") the error says what it means.
+        (
+            429,
+            r#"{"error":"Too Many Requests","message":"You have exceeded your usage limits. Please try again later or contact Fireworks to explore dedicated capacity."}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            400,
+            r#"{"error":{"code":400,"message":"inappropriate_prompt_text"}}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"invalid_prompt_text"}}"#,
+            "INVALID_REQUEST",
+        ),
+        (401, "API key has reached the max cost", "QUOTA_EXCEEDED"),
+        (
+            403,
+            "[Dify2API] 已超出类别 C 每分钟上限（10 次/分），请稍后再试",
+            "RATE_LIMITED",
+        ),
+        // ... but the account banned for it is the account's.
+        (
+            403,
+            "[Dify2API] 已超出类别 C 每分钟上限（10 次/分），且因 24 小时内累计 3 次超限，账号已被自动封禁 24 小时",
+            "AUTH",
+        ),
+        (
+            400,
+            "Error: Inference error: Could not decode next token",
+            "SERVER_ERROR",
+        ),
+    ]);
+}

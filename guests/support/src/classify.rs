@@ -169,12 +169,25 @@ impl ErrorInfo {
                         info.message = non_empty(s).map(|m| clip(&m, MESSAGE_CHARS));
                         info.read_labels(o);
                         // AgentGPT: `{"error": "OpenAIError", "detail": "Authentication error:
-                        // ..."}`: the error names a class, the detail says what happened.
-                        if let Some(detail) = o.get("detail").and_then(Value::as_str)
-                            && detail.trim() != s.trim()
-                        {
-                            info.extra.push(' ');
-                            info.extra.push_str(&clip(detail, MESSAGE_CHARS));
+                        // ..."}`, BLOOM's inference server: `{"error": "Exception", "message":
+                        // "max supported input length = 2048 for now"}`: the error names a class,
+                        // the detail or message beside it says what happened.
+                        // (A `message` only beside a class name: beside words of their own,
+                        // "Too Many Requests", "Queue timeout", the error says what it means.)
+                        let class_name = !s.trim().contains(char::is_whitespace)
+                            && (s.trim().ends_with("Error") || s.trim().ends_with("Exception"));
+                        let beside: &[&str] = if class_name {
+                            &["detail", "message"]
+                        } else {
+                            &["detail"]
+                        };
+                        for key in beside {
+                            if let Some(said) = o.get(*key).and_then(Value::as_str)
+                                && said.trim() != s.trim()
+                            {
+                                info.extra.push(' ');
+                                info.extra.push_str(&clip(said, MESSAGE_CHARS));
+                            }
                         }
                     }
                     // vLLM's `{"object": "error", "message": ...}`, FastAPI's `{"detail": ...}`.
@@ -1105,7 +1118,10 @@ fn says_key_limit_exceeded(text: &str) -> bool {
                 .position(|w| matches!(*w, "exceeded" | "reached"))
                 .is_some_and(|at| {
                     let from = i + 1 + at;
-                    words[from..(from + 5).min(words.len())].contains(&"limit")
+                    // ... or its cost cap ("API key has reached the max cost").
+                    words[from..(from + 5).min(words.len())]
+                        .iter()
+                        .any(|w| matches!(*w, "limit" | "cost" | "budget"))
                 })
     });
     (named || has_exceeded) && !meaning::says_per_minute_budget(text)
@@ -1526,8 +1542,16 @@ fn says_credential_invalid(text: &str) -> bool {
     })
 }
 
-/// An account suspended, deactivated, disabled or banned, named as such within three words.
+/// An account suspended, deactivated, disabled or banned, named as such within three words, or in
+/// Chinese ("账号已被自动封禁 24 小时": the account banned, 账号/账户 with 封禁, 禁用, 冻结 or 停用).
 fn says_account_shut_off(text: &str) -> bool {
+    if ["账号", "账户"].iter().any(|a| text.contains(a))
+        && ["封禁", "禁用", "冻结", "停用"]
+            .iter()
+            .any(|w| text.contains(w))
+    {
+        return true;
+    }
     const SHUT: &[&str] = &[
         "suspended",
         "deactivated",
@@ -1713,6 +1737,8 @@ const INPUT_REJECTED_WORDING: &[&str] = &[
     "failed to create ai context",
     // Pydantic's "Field required" ("status 500: err model field required").
     "field required",
+    // BLOOM's inference server: "max supported batch size = 4 for now".
+    "max supported batch size",
     "is not of type",
     "additional properties are not allowed",
     "is not valid under any of the given schemas",
@@ -1731,6 +1757,8 @@ const SERVICE_FAILURE_WORDING: &[&str] = &[
     // The server's own configuration broken ("Configuration error: tts-1 voice 'alloy' is missing
     // 'model:' setting"): nothing the request did.
     "configuration error",
+    // The engine failing mid-generation ("Inference error: Could not decode next token").
+    "decode next token",
     // A server not provisioned for the service asked ("service not provisioned" under a 503).
     "not provisioned",
     // A server not set up to serve ("Service is not available" from llama-cpp-python when no model
@@ -1959,6 +1987,9 @@ const RATE_WORDING: &[&str] = &[
     "请求频率",
     "速率限制",
     "限流",
+    // Chinese per-minute caps: "已超出类别 C 每分钟上限（10 次/分）".
+    "每分钟",
+    "次/分",
     // Chinese concurrency limits: "部门同时在线会话数已达上限" (simultaneous sessions at the cap).
     "并发数",
     "并发限制",

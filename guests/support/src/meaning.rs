@@ -368,12 +368,19 @@ pub fn says_policy_refusal(text: &str) -> bool {
                 || (i >= 2 && words[i - 1] == "was" && words[i - 2] == "request"))
             && !words[i + 1..].iter().any(|w| REASONS.contains(w))
     });
+    // A judged code as one word ("inappropriate_prompt_text", Ai2's OLMo playground).
+    let judged_code = words.iter().any(|w| {
+        JUDGED
+            .iter()
+            .any(|j| w.strip_prefix(j).is_some_and(|rest| rest.starts_with('_')))
+    });
     // Whole words: "detectToxicContent() failed to connect" names a check that failed, not a refusal.
     words
         .iter()
         .any(|w| ["toxicity", "toxic", "nsfw", "jailbreak"].contains(w))
         || text.contains("prompt injection")
         || says_judging_check_failed(&words)
+        || judged_code
         || says_personal_data_found(&words, text)
         || says_terms_violated(&words, text)
         || says_refused_in_a_models_voice(text)
@@ -1103,6 +1110,8 @@ const CONTEXT_LIMITS: &[&str] = &[
     // needs 9 context tokens (5 prompt + 4 max generation), but MAX_KV_SIZE is 8.").
     "max_kv_size",
     "max kv size",
+    // BLOOM's inference server: "max supported input length = 2048 for now".
+    "max supported input length",
     // OpenVINO GenAI's prompt cap on an NPU ("Check 'data->input_ids.get_size() <=
     // m_max_prompt_len' failed").
     "max_prompt_len",
