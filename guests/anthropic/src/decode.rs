@@ -31,12 +31,12 @@ use serde_json::Value;
 use crate::classify::{classify_in_band, header_request_id};
 use crate::fast::{self, Str};
 use crate::sse::SseEvent;
-use crate::text::{QUOTE_CHARS, excerpt, html_title, looks_like_html, plain_words};
+use crate::text::{QUOTE_CHARS, excerpt, html_title, looks_like_html};
 use crate::types::{
     Chunk, Finish, FinishKind, LlmFailure, ResponseHead, ToolCallDelta, Usage, codes,
 };
 use dsh_guest_support::body::BodyInput;
-use dsh_guest_support::classify::said_nothing_in_band;
+use dsh_guest_support::classify::failure_named_by_words;
 
 /// Whether the typed fast path takes the event `data` (tests check it covers the common shapes).
 #[doc(hidden)]
@@ -487,9 +487,7 @@ impl Decoder {
     /// does not, since the unparseable failure says more. `said` is the words, `body` the whole
     /// body (for that failure's excerpt).
     fn meaning_or_unparseable(&self, said: &str, body: &str) -> LlmFailure {
-        plain_words(said)
-            .map(|said| classify_in_band(&serde_json::json!({ "message": said }), &self.head))
-            .filter(|failure| !said_nothing_in_band(failure.code))
+        failure_named_by_words(said, |v| classify_in_band(v, &self.head))
             .unwrap_or_else(|| self.unparseable(body))
     }
 

@@ -365,7 +365,8 @@ impl Decoder {
     /// samples: "Your prompt contains PII info, which is not allowed for privacy reasons" as the
     /// candidate's text). Its text is read as an error's, and only a refusal by the content rules
     /// makes it a failure: an answer merely without usage is still delivered. (The OpenAI adapter
-    /// reads a completion that counts no output tokens the same way.)
+    /// reads a completion that counts no output tokens so, and a short one for any meaning: a
+    /// completion's zero is a count, where Gemini's missing usage only says who wrote it.)
     fn gateway_refusal(&self, items: &[&Value]) -> Option<LlmFailure> {
         if items.iter().any(|v| v.get("usageMetadata").is_some()) {
             return None;

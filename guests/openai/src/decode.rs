@@ -14,13 +14,13 @@ use crate::classify::{classify_in_band, header_request_id};
 use crate::fast::{self, ChatChunk, Str};
 use crate::plan::provider_data_for;
 use crate::sse::SseEvent;
-use crate::text::{QUOTE_CHARS, excerpt, html_title, looks_like_html, plain_words};
+use crate::text::{QUOTE_CHARS, excerpt, html_title, looks_like_html};
 use crate::tools::ToolIndexer;
 use crate::types::{
     Chunk, Finish, FinishKind, LlmFailure, ResponseHead, ToolCallDelta, Usage, codes,
 };
 use dsh_guest_support::body::BodyInput;
-use dsh_guest_support::classify::{names_a_message, said_nothing_in_band};
+use dsh_guest_support::classify::{failure_named_by_words, names_a_message, said_nothing_in_band};
 
 /// Whether a JSON document that is no chat completion says it is an error: an error key of a known
 /// envelope other than `error` (`error_code`, `error_msg`, `errors`, ...), or a `code` beside a
@@ -444,7 +444,7 @@ impl Decoder {
             };
             return self.emit_error(self.meaning_or_unparseable(said, &text, true), out);
         }
-        if let Some(failure) = values.iter().find_map(|v| self.gateway_refusal(v)) {
+        if let Some(failure) = values.iter().find_map(|v| self.answer_no_model_wrote(v)) {
             return self.emit_error(failure, out);
         }
         for value in &values {
@@ -467,14 +467,12 @@ impl Decoder {
         let Some(Chunk::Text(said)) = out.last() else {
             return finish;
         };
-        match plain_words(said)
-            .map(|said| classify_in_band(&serde_json::json!({ "message": said }), &self.head))
-        {
-            Some(failure) if !said_nothing_in_band(failure.code) => Finish {
+        match failure_named_by_words(said, |v| classify_in_band(v, &self.head)) {
+            Some(failure) => Finish {
                 failure: Some(failure),
                 ..finish
             },
-            _ => finish,
+            None => finish,
         }
     }
 
@@ -485,7 +483,7 @@ impl Decoder {
     /// read as an error's: a refusal makes it a failure, and so does any other meaning named in
     /// a sentence or two (200 characters at most); a server that merely counts
     /// nothing still has its answers delivered, and a long text is an answer whatever it says.
-    fn gateway_refusal(&self, v: &Value) -> Option<LlmFailure> {
+    fn answer_no_model_wrote(&self, v: &Value) -> Option<LlmFailure> {
         const STATUS_SENTENCE_CHARS: usize = 200;
         let content = v.pointer("/choices/0/message/content")?.as_str()?;
         let counted = v.pointer("/usage/completion_tokens")?.as_u64()?;
@@ -506,9 +504,7 @@ impl Decoder {
     /// error, or an invalid request by its validation words) does not: the unparseable failure
     /// says more. `said` is the words, `body` the whole body (for that failure's excerpt).
     fn meaning_or_unparseable(&self, said: &str, body: &str, json: bool) -> LlmFailure {
-        plain_words(said)
-            .map(|said| classify_in_band(&serde_json::json!({ "message": said }), &self.head))
-            .filter(|failure| !said_nothing_in_band(failure.code))
+        failure_named_by_words(said, |v| classify_in_band(v, &self.head))
             .unwrap_or_else(|| self.unparseable(body, json))
     }
 

@@ -631,7 +631,8 @@ impl<'a> Said<'a> {
 }
 
 /// Step 1: labels that name a meaning, read before any words (with the words that outrank a label
-/// where a provider is known to put one label on two meanings).
+/// where a provider is known to put one label on two meanings, and, after the context and quota
+/// labels, the server-side words of [`by_server_side_words`]).
 fn by_labels(said: &Said) -> Option<FailureCode> {
     let text = said.text;
     let label = |pred: &dyn Fn(&str) -> bool| said.label(pred);
@@ -661,73 +662,9 @@ fn by_labels(said: &Said) -> Option<FailureCode> {
         }
         return Some(codes::QUOTA_EXCEEDED);
     }
-    // A service behind the request failed ("Sensitive check error", "Web search error"), whatever the
-    // status: before the content and wording rules, which would read its subject.
-    // "Server error" (SageMaker's "Received server error (0) from model ..." under a 424) and HTTP
-    // 500's reason phrase count only under another status: under a 5xx they say no more than the
-    // status, and the words after them may name the request's fault ("500 Internal Server Error:
-    // ... Reason: The messages in the chat request are empty.").
-    // A model the caller must load first ("Model not loaded: Model '...' must be loaded before
-    // inference", Foundry Local's 400): the request came before its step, not a server without a
-    // model, which "no model loaded" alone says (below).
-    if says(&["must be loaded before", "must be loaded first"]) {
-        return Some(codes::INVALID_REQUEST);
-    }
-    // An agent's run at its cap of loops, iterations or steps ("Max loops of 25 exceeded, shutting
-    // down."): the run ends there whatever is retried, the allowance of one run; "shutting down"
-    // is the run's, not the server's.
-    if says_run_cap_reached(text) {
-        return Some(codes::QUOTA_EXCEEDED);
-    }
-    // A guard's inspection that failed, under a 5xx and with no verdict ("Guardrails content
-    // inspection failed." under a 502): the check did not run, the server's failure. Under a 4xx, or
-    // with a verdict ("request failed content safety check: breached category [hate]"), the
-    // content failed it (below).
-    if said.server_status && says_guard_check_broke(text) {
-        return Some(codes::SERVER_ERROR);
-    }
-    // Envoy's answer when it got no response from the upstream ("upstream connect error or
-    // disconnect/reset before headers. reset reason: connection termination"), under the 5xx it
-    // puts on it: the connection to the backend failed, not the servers too busy that a bare 503
-    // would say, unless the reason is its circuit breaker's `overflow` (too many requests
-    // pending), which is capacity. A gateway's time-out (504) keeps its meaning, and under a 4xx
-    // the status decides.
-    if said.server_status
-        && !matches!(said.status, Some(504 | 524))
-        && says(&["upstream connect error", "reset before headers"])
-    {
-        return Some(if says(&["reset reason: overflow"]) {
-            codes::OVERLOADED
-        } else {
-            codes::SERVER_ERROR
-        });
-    }
-    // "Provider's service is unavailable" under a 400: the server's side, not the request's. Under
-    // a 429 the same words say the server has no room, not that the caller went too fast ("Chat
-    // completions service is unavailable" from Atoma's node). (Under a 503 the words restate the
-    // status, which says overload.)
-    if said.status.is_some_and(|s| (400..500).contains(&s))
-        && says(&["service is unavailable", "service unavailable"])
-    {
-        return Some(if said.status == Some(429) {
-            codes::OVERLOADED
-        } else {
-            codes::SERVER_ERROR
-        });
-    }
-    // A proxy's failure to talk to the model API, under the 429 the API answered it with
-    // ("Failed to communicate with the language model API." under a 429): the upstream's rate,
-    // which the proxy passed on; the words say only that the call did not succeed.
-    if said.status == Some(429) && says(&["failed to communicate"]) {
-        return Some(codes::RATE_LIMITED);
-    }
-    if says(SERVICE_FAILURE_WORDING)
-        || says_status_internal(text)
-        || says_no_backends_found(text)
-        || says_upstream_answer_broken(text)
-        || (!said.server_status && says(&["server error"]))
-    {
-        return Some(codes::SERVER_ERROR);
+    // Words that say the server's side (or one run's cap) whatever label came with them.
+    if let Some(code) = by_server_side_words(said) {
+        return Some(code);
     }
     if label(&|l| {
         l.contains("content_filter")
@@ -785,6 +722,84 @@ fn by_labels(said: &Said) -> Option<FailureCode> {
     }
     if label(&|l| l.contains("timeout") || l == "deadline_exceeded") {
         return Some(codes::TIMEOUT);
+    }
+    None
+}
+
+/// Step 1, continued: words that say the failure is on the server's side, or one run's cap, read
+/// after the context and quota labels and before every other label, since a relay often puts one
+/// generic label on them ("rate_limit_exceeded" on Envoy's reset, "invalid_request_error" on a
+/// session it could not open).
+fn by_server_side_words(said: &Said) -> Option<FailureCode> {
+    let text = said.text;
+    let says = |patterns: &[&str]| said.says(patterns);
+    // A model the caller must load first ("Model not loaded: Model '...' must be loaded before
+    // inference", Foundry Local's 400): the request came before its step, not a server without a
+    // model, which "no model loaded" alone says (below).
+    if says(&["must be loaded before", "must be loaded first"]) {
+        return Some(codes::INVALID_REQUEST);
+    }
+    // An agent's run at its cap of loops, iterations or steps ("Max loops of 25 exceeded, shutting
+    // down."): the run ends there whatever is retried, the allowance of one run; "shutting down"
+    // is the run's, not the server's.
+    if says_run_cap_reached(text) {
+        return Some(codes::QUOTA_EXCEEDED);
+    }
+    // A guard's inspection that failed, under a 5xx and with no verdict ("Guardrails content
+    // inspection failed." under a 502): the check did not run, the server's failure. Under a 4xx, or
+    // with a verdict ("request failed content safety check: breached category [hate]"), the
+    // content failed it (below).
+    if said.server_status && says_guard_check_broke(text) {
+        return Some(codes::SERVER_ERROR);
+    }
+    // Envoy's answer when it got no response from the upstream ("upstream connect error or
+    // disconnect/reset before headers. reset reason: connection termination"), under the 5xx it
+    // puts on it: the connection to the backend failed, not the servers too busy that a bare 503
+    // would say, unless the reason is its circuit breaker's `overflow` (too many requests
+    // pending), which is capacity. A gateway's time-out (504) keeps its meaning, and under a 4xx
+    // the status decides.
+    if said.server_status
+        && !matches!(said.status, Some(504 | 524))
+        && says(&["upstream connect error", "reset before headers"])
+    {
+        return Some(if says(&["reset reason: overflow"]) {
+            codes::OVERLOADED
+        } else {
+            codes::SERVER_ERROR
+        });
+    }
+    // "Provider's service is unavailable" under a 400: the server's side, not the request's. Under
+    // a 429 the same words say the server has no room, not that the caller went too fast ("Chat
+    // completions service is unavailable" from Atoma's node). (Under a 503 the words restate the
+    // status, which says overload.)
+    if said.status.is_some_and(|s| (400..500).contains(&s))
+        && says(&["service is unavailable", "service unavailable"])
+    {
+        return Some(if said.status == Some(429) {
+            codes::OVERLOADED
+        } else {
+            codes::SERVER_ERROR
+        });
+    }
+    // A proxy's failure to talk to the model API, under the 429 the API answered it with
+    // ("Failed to communicate with the language model API." under a 429): the upstream's rate,
+    // which the proxy passed on; the words say only that the call did not succeed.
+    if said.status == Some(429) && says(&["failed to communicate"]) {
+        return Some(codes::RATE_LIMITED);
+    }
+    // A service behind the request failed ("Sensitive check error", "Web search error"), whatever the
+    // status: before the content and wording rules, which would read its subject.
+    // "Server error" (SageMaker's "Received server error (0) from model ..." under a 424) and HTTP
+    // 500's reason phrase count only under another status: under a 5xx they say no more than the
+    // status, and the words after them may name the request's fault ("500 Internal Server Error:
+    // ... Reason: The messages in the chat request are empty.").
+    if says(SERVICE_FAILURE_WORDING)
+        || says_status_internal(text)
+        || says_no_backends_found(text)
+        || says_upstream_answer_broken(text)
+        || (!said.server_status && says(&["server error"]))
+    {
+        return Some(codes::SERVER_ERROR);
     }
     None
 }
@@ -1065,6 +1080,20 @@ fn by_status(status: u16) -> FailureCode {
 /// nothing an adapter's "unparseable body" failure would not say better.
 pub fn said_nothing_in_band(code: FailureCode) -> bool {
     code == codes::SERVER_ERROR || code == codes::INVALID_REQUEST
+}
+
+/// Words that came where an answer or an error envelope was expected (a 2xx body of plain text,
+/// the content beside a `finish_reason: "error"`), read as an in-band error's message by the
+/// adapter's `classify`: the failure they name, or `None` when they are no plain words (an HTML
+/// page, a long text: see [`crate::text::plain_words`]) or name no meaning
+/// ([`said_nothing_in_band`]).
+pub fn failure_named_by_words(
+    said: &str,
+    classify: impl Fn(&Value) -> LlmFailure,
+) -> Option<LlmFailure> {
+    let said = crate::text::plain_words(said)?;
+    let failure = classify(&serde_json::json!({ "message": said }));
+    (!said_nothing_in_band(failure.code)).then_some(failure)
 }
 
 /// Step 5: in band, without a status: generic labels, a request found wrong by its words (Baidu's

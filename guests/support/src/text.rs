@@ -47,8 +47,8 @@ pub fn normalize(text: &str) -> String {
         .to_lowercase()
 }
 
-/// A body short enough to be a guard's sentence or two in plain words, and not an HTML page: the
-/// text an adapter reads for a refusal when a 2xx body is neither an answer nor an error envelope
+/// A text short enough to be a sentence or two in plain words, and not an HTML page: what an
+/// adapter reads as an error's words when a 2xx body is neither an answer nor an error envelope
 /// (kgateway's "Rejected by guardrails moderation"). `None` for anything else.
 pub fn plain_words(text: &str) -> Option<&str> {
     const GUARD_TEXT_CHARS: usize = 1_000;
