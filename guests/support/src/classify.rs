@@ -174,8 +174,19 @@ impl ErrorInfo {
                         // the detail or message beside it says what happened.
                         // (A `message` only beside a class name: beside words of their own,
                         // "Too Many Requests", "Queue timeout", the error says what it means.)
-                        let class_name = !s.trim().contains(char::is_whitespace)
-                            && (s.trim().ends_with("Error") || s.trim().ends_with("Exception"));
+                        // Nor does a code that only names whose error it is (tei-reranker-proxy:
+                        // `{"error": "tei_error", "message": "Failed to connect to TEI service:
+                        // ..."}`), unlike one that names a meaning (`service_unavailable`). A
+                        // code's own words are read as words (Edgen's `{"error":
+                        // "no_such_model"}`: "no such model").
+                        let one_word = !s.trim().contains(char::is_whitespace);
+                        let lower = s.trim().to_ascii_lowercase();
+                        let class_name = one_word
+                            && (lower.ends_with("error") || lower.ends_with("exception"));
+                        if one_word && lower.contains('_') {
+                            info.extra.push(' ');
+                            info.extra.push_str(&lower.replace('_', " "));
+                        }
                         let beside: &[&str] = if class_name {
                             &["detail", "message"]
                         } else {
@@ -226,19 +237,23 @@ impl ErrorInfo {
     /// \"RESOURCE_EXHAUSTED\"}}"): the upstream's labels are read as this error's, since they say
     /// what the upstream meant. Its message is already in this one's words. Each level reads a
     /// shorter text, so the unwrapping ends.
+    /// (The words beside a class or a code, in `extra`, are its message too: "TEI service error
+    /// 429 Too Many Requests: {\"error\": \"Model is overloaded\", ...}" beside `tei_error`.)
     fn read_wrapped(&mut self) {
-        let Some(message) = &self.message else { return };
-        let Some(at) = message.find('{') else { return };
-        let Some(Ok(inner)) = serde_json::Deserializer::from_str(&message[at..])
-            .into_iter::<Value>()
-            .next()
-        else {
-            return;
-        };
-        if inner.is_object() {
-            let wrapped = ErrorInfo::from_body(&inner);
-            self.labels.extend(wrapped.labels);
+        let mut labels = Vec::new();
+        for text in [self.message.as_deref(), Some(self.extra.as_str())] {
+            let Some(at) = text.and_then(|t| t.find('{').map(|at| &t[at..])) else {
+                continue;
+            };
+            if let Some(Ok(inner)) = serde_json::Deserializer::from_str(at)
+                .into_iter::<Value>()
+                .next()
+                && inner.is_object()
+            {
+                labels.extend(ErrorInfo::from_body(&inner).labels);
+            }
         }
+        self.labels.extend(labels);
     }
 
     fn read_fields(&mut self, e: &serde_json::Map<String, Value>) {
@@ -793,6 +808,14 @@ fn by_server_side_words(said: &Said) -> Option<FailureCode> {
     // 500's reason phrase count only under another status: under a 5xx they say no more than the
     // status, and the words after them may name the request's fault ("500 Internal Server Error:
     // ... Reason: The messages in the chat request are empty.").
+    // A connection to the backend that timed out ("Failed to connect to TEI service: error sending
+    // request for url (...): operation timed out"): the upstream did not answer in time, which the
+    // connection words below would call a failure.
+    if says(&["failed to connect", "error sending request", "could not connect"])
+        && says(&["timed out", "connect timeout", "connection timeout"])
+    {
+        return Some(codes::TIMEOUT);
+    }
     if says(SERVICE_FAILURE_WORDING)
         || says_status_internal(text)
         || says_no_backends_found(text)
@@ -1038,6 +1061,18 @@ fn by_rpc_status(said: &Said) -> Option<FailureCode> {
     let label = |pred: &dyn Fn(&str) -> bool| said.label(pred);
     if label(&|l| l == "unavailable") {
         return Some(codes::OVERLOADED);
+    }
+    // The same categories as a server's own type names, under a status that says only "bad
+    // request" (PandaWiki answers every failure with a 400) or in band: "forbidden" (a bot not
+    // enabled for the key), "internal_error" (a chat that failed). Words of another meaning were
+    // read above; a status of its own (402, 503) says more than a generic type.
+    if matches!(said.status, None | Some(400)) {
+        if label(&|l| l == "forbidden" || l == "permission_denied") {
+            return Some(codes::AUTH);
+        }
+        if label(&|l| matches!(l, "internal_error" | "internal_server_error" | "server_error")) {
+            return Some(codes::SERVER_ERROR);
+        }
     }
     if label(&|l| {
         matches!(
@@ -1441,6 +1476,12 @@ fn says_answer_empty(text: &str) -> bool {
 
 /// A part of the request (its messages, prompt, input, query or body) said to be empty.
 fn says_request_part_empty(text: &str) -> bool {
+    // A part the request must carry not in it ("No user message found in the request").
+    if (text.starts_with("no ") || text.contains(" not found in"))
+        && meaning::says_any(text, &["found in the request", "found in request"])
+    {
+        return true;
+    }
     let words = meaning::words(text);
     (0..words.len()).any(|i| {
         words[i] == "empty"
@@ -1856,6 +1897,11 @@ const SERVICE_FAILURE_WORDING: &[&str] = &[
     "could not connect",
     "connection reset",
     "no route to host",
+    // A balancer whose every upstream failed ("All providers failed" under llm-lb's 503): the
+    // backends failed; nothing says they were too busy.
+    "all providers failed",
+    "all upstreams failed",
+    "all backends failed",
 ];
 /// An in-band error that says what is wrong with the request.
 const VALIDATION_WORDING: &[&str] = &[

@@ -223,7 +223,14 @@ fn says_token_count_over_a_limit(text: &str) -> bool {
     let named = |list: &[&str]| words.iter().any(|w| list.contains(w));
     // "The request exceeds the maximum of 8192 tokens" names the request; "the request's
     // max_tokens exceeds the maximum" names only its output parameter.
-    let input_named = named(INPUT_WORDS) || (named(&["request"]) && !named(OUTPUT));
+    // A token count over the model's maximum ("the token count: [9120] exceeds the model:
+    // [gpt-4]'s maximum token count: [8192]") counts the request's tokens too; so does a bare
+    // "exceed max tokens" (Casibase's), where "max tokens" is the model's and not the parameter.
+    let input_named = named(INPUT_WORDS)
+        || ((named(&["request"]) || says_any(text, &["token count", "number of tokens"]))
+            && !named(OUTPUT))
+        || (says_any(text, &["exceed max tokens", "exceeds max tokens", "exceeded max tokens"])
+            && !named(OUTPUT));
     // A count named as one word ("length of prompt_tokens (139216) must be less than
     // max_seq_len (98304)"): the input's tokens by their field's name.
     let input_count = words.iter().any(|w| {
@@ -1078,6 +1085,11 @@ fn duration_ms(text: &str) -> Option<u64> {
 /// model has too much traffic now" ("该模型当前访问量过大"), "load too high", "overloaded".
 const OVERLOAD_WORDING: &[&str] = &[
     "overloaded",
+    // A server that takes one request at a time, busy with another ("Server is currently
+    // processing another request" under openedai-vision's 429): its capacity, not the caller's rate.
+    "processing another request",
+    "busy with another request",
+    "handling another request",
     // The servers' memory budget spent ("Memory limit exceeded" under a 429).
     "memory limit exceeded",
     "memory limit reached",
