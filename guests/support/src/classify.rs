@@ -181,8 +181,8 @@ impl ErrorInfo {
                         // "no_such_model"}`: "no such model").
                         let one_word = !s.trim().contains(char::is_whitespace);
                         let lower = s.trim().to_ascii_lowercase();
-                        let class_name = one_word
-                            && (lower.ends_with("error") || lower.ends_with("exception"));
+                        let class_name =
+                            one_word && (lower.ends_with("error") || lower.ends_with("exception"));
                         if one_word && lower.contains('_') {
                             info.extra.push(' ');
                             info.extra.push_str(&lower.replace('_', " "));
@@ -811,8 +811,11 @@ fn by_server_side_words(said: &Said) -> Option<FailureCode> {
     // A connection to the backend that timed out ("Failed to connect to TEI service: error sending
     // request for url (...): operation timed out"): the upstream did not answer in time, which the
     // connection words below would call a failure.
-    if says(&["failed to connect", "error sending request", "could not connect"])
-        && says(&["timed out", "connect timeout", "connection timeout"])
+    if says(&[
+        "failed to connect",
+        "error sending request",
+        "could not connect",
+    ]) && says(&["timed out", "connect timeout", "connection timeout"])
     {
         return Some(codes::TIMEOUT);
     }
@@ -1070,7 +1073,12 @@ fn by_rpc_status(said: &Said) -> Option<FailureCode> {
         if label(&|l| l == "forbidden" || l == "permission_denied") {
             return Some(codes::AUTH);
         }
-        if label(&|l| matches!(l, "internal_error" | "internal_server_error" | "server_error")) {
+        if label(&|l| {
+            matches!(
+                l,
+                "internal_error" | "internal_server_error" | "server_error"
+            )
+        }) {
             return Some(codes::SERVER_ERROR);
         }
     }

@@ -229,8 +229,14 @@ fn says_token_count_over_a_limit(text: &str) -> bool {
     let input_named = named(INPUT_WORDS)
         || ((named(&["request"]) || says_any(text, &["token count", "number of tokens"]))
             && !named(OUTPUT))
-        || (says_any(text, &["exceed max tokens", "exceeds max tokens", "exceeded max tokens"])
-            && !named(OUTPUT));
+        || (says_any(
+            text,
+            &[
+                "exceed max tokens",
+                "exceeds max tokens",
+                "exceeded max tokens",
+            ],
+        ) && !named(OUTPUT));
     // A count named as one word ("length of prompt_tokens (139216) must be less than
     // max_seq_len (98304)"): the input's tokens by their field's name.
     let input_count = words.iter().any(|w| {
