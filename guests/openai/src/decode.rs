@@ -82,6 +82,9 @@ pub struct Decoder {
     input: BodyInput,
     /// The finish a `finish_reason` announced, held until the stream ends (see the module comment).
     pending: Option<Finish>,
+    /// A `finish_reason: "error"` whose chunk said no words, held for one more event that may
+    /// (see `on_error_finish`).
+    wordless_error: Option<Finish>,
     /// A finish was emitted: the answer is over.
     finished: bool,
     saw_tool_call: bool,
@@ -98,6 +101,7 @@ impl Decoder {
             head,
             input: BodyInput::new(),
             pending: None,
+            wordless_error: None,
             finished: false,
             saw_tool_call: false,
             saw_message: false,
@@ -138,6 +142,9 @@ impl Decoder {
         for event in self.input.finish() {
             self.on_event(event, &mut out);
         }
+        if let Some(finish) = self.wordless_error.take() {
+            self.emit_finish(finish, &mut out);
+        }
         if self.finished {
             return out;
         }
@@ -159,6 +166,9 @@ impl Decoder {
             return;
         }
         let data = event.data.trim();
+        if let Some(finish) = self.wordless_error.take() {
+            return self.after_wordless_error(finish, data, out);
+        }
         if data == "[DONE]" {
             let finish = match self.pending.take() {
                 Some(finish) => finish,
@@ -337,9 +347,7 @@ impl Decoder {
             {
                 let finish = self.finish_for(Some(reason));
                 if finish.kind == FinishKind::Error {
-                    let finish = self.error_finish_with_its_words(finish, out);
-                    self.emit_finish(finish, out);
-                    return;
+                    return self.on_error_finish(finish, out);
                 }
                 self.pending = Some(finish);
             }
@@ -382,9 +390,7 @@ impl Decoder {
             if let Some(reason) = choice.finish_reason.filter(|r| !r.as_str().is_empty()) {
                 let finish = self.finish_for(Some(reason.as_str()));
                 if finish.kind == FinishKind::Error {
-                    let finish = self.error_finish_with_its_words(finish, out);
-                    self.emit_finish(finish, out);
-                    return;
+                    return self.on_error_finish(finish, out);
                 }
                 self.pending = Some(finish);
             }
@@ -436,6 +442,25 @@ impl Decoder {
                 let failure = classify_in_band(error, &self.head);
                 return self.emit_error(failure, out);
             }
+            // Nothing at all in JSON (`transformers serve` answers `{}` to a conversation that ends
+            // with an assistant turn): no completion and no error, an empty response.
+            if let [v @ (Value::Null | Value::Object(_) | Value::Array(_))] = &values[..]
+                && v.as_object().is_none_or(serde_json::Map::is_empty)
+                && v.as_array().is_none_or(Vec::is_empty)
+            {
+                let failure = LlmFailure {
+                    request_id: header_request_id(&self.head),
+                    ..LlmFailure::new(
+                        codes::EMPTY_RESPONSE,
+                        format!(
+                            "the provider answered HTTP {} with an empty JSON document ({}): no completion and no error",
+                            self.head.status,
+                            excerpt(text.trim(), QUOTE_CHARS)
+                        ),
+                    )
+                };
+                return self.emit_error(failure, out);
+            }
             // A bare JSON string ("Violated policies: toxicity, please check your input.") is read
             // as plain words.
             let said = match &values[..] {
@@ -459,21 +484,62 @@ impl Decoder {
         }
     }
 
-    /// A `finish_reason: "error"` whose choice carries words (Thor: "对话模型请求限流", the model's
-    /// requests throttled, as the content of the finishing chunk): the words are read as the
+    /// A `finish_reason: "error"`. Its choice may carry words (Thor: "对话模型请求限流", the
+    /// model's requests throttled, as the content of the finishing chunk): they are read as the
     /// error's, and a meaning they name replaces the bare "no error details" server error. Only
-    /// the text this very event pushed is read, never an answer streamed before it.
-    fn error_finish_with_its_words(&self, finish: Finish, out: &[Chunk]) -> Finish {
-        let Some(Chunk::Text(said)) = out.last() else {
-            return finish;
+    /// the text this very event pushed is read, never an answer streamed before it. A chunk with
+    /// no such words (Jina DeepSearch closes its `</think>` chunk with "error" and sends "HTTP
+    /// Error 429" in the next) holds the finish for one more event: see `after_wordless_error`.
+    fn on_error_finish(&mut self, finish: Finish, out: &mut Vec<Chunk>) {
+        match self.failure_in_words(out.last()) {
+            Some(failure) => self.emit_finish(
+                Finish {
+                    failure: Some(failure),
+                    ..finish
+                },
+                out,
+            ),
+            None => self.wordless_error = Some(finish),
+        }
+    }
+
+    fn failure_in_words(&self, chunk: Option<&Chunk>) -> Option<LlmFailure> {
+        let Some(Chunk::Text(said)) = chunk else {
+            return None;
         };
-        match failure_named_by_words(said, |v| classify_in_band(v, &self.head)) {
+        failure_named_by_words(said, |v| classify_in_band(v, &self.head))
+    }
+
+    /// The one event read after an error finish without words: an error event, or a second error
+    /// finish carrying words, names the failure; anything else (`[DONE]`, another chunk) ends the stream with the
+    /// first. Nothing of this event is emitted as the answer's: the answer ended at the finish.
+    fn after_wordless_error(&mut self, held: Finish, data: &str, out: &mut Vec<Chunk>) {
+        let event = serde_json::from_str::<Value>(data).ok();
+        if let Some(v) = event.as_ref().filter(|v| {
+            v.get("error")
+                .is_some_and(|e| e.is_object() || e.is_string())
+        }) {
+            let failure = classify_in_band(v, &self.head);
+            return self.emit_error(failure, out);
+        }
+        let said = event
+            .as_ref()
+            .and_then(|v| v.pointer("/choices/0"))
+            .filter(|c| c.get("finish_reason").and_then(Value::as_str) == Some("error"))
+            .and_then(|c| {
+                c.pointer("/delta/content")
+                    .or(c.pointer("/message/content"))
+            })
+            .and_then(Value::as_str)
+            .map(|s| Chunk::Text(s.to_string()));
+        let finish = match self.failure_in_words(said.as_ref()) {
             Some(failure) => Finish {
                 failure: Some(failure),
-                ..finish
+                ..held
             },
-            None => finish,
-        }
+            None => held,
+        };
+        self.emit_finish(finish, out);
     }
 
     /// A whole completion that no model wrote: text in its message, yet not one output token

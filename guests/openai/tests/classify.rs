@@ -533,9 +533,25 @@ fn capacity_is_servers_full_unless_it_counts_tokens() {
         ),
         "CONTEXT_WINDOW_EXCEEDED"
     );
-    // A 5xx keeps its status's meaning.
+    // Under a 500 or 502 the words say overload too ("Capacity ... whatever the status"), unless
+    // a label says the server's own error (tests/fixtures/provider-failures.json,
+    // anthropic-500-api-error-overloaded: `api_error` and "Overloaded").
     assert_eq!(
         code(500, r#"{"error":{"message":"out of capacity"}}"#),
+        "OVERLOADED"
+    );
+    assert_eq!(
+        code(
+            500,
+            r#"{"detail":"Server is busy, please try again later"}"#
+        ),
+        "OVERLOADED"
+    );
+    assert_eq!(
+        code(
+            500,
+            r#"{"error":{"type":"server_error","message":"out of capacity"}}"#
+        ),
         "SERVER_ERROR"
     );
 }

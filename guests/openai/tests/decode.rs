@@ -707,3 +707,63 @@ fn a_gateways_own_error_in_a_completions_content_is_read() {
         .expect("a failure");
     assert_eq!(failure.code.as_str(), "SERVER_ERROR");
 }
+
+#[test]
+fn an_error_finish_without_words_is_named_by_the_next_error_finish() {
+    // Jina DeepSearch: `</think>` closes the thinking with finish_reason "error", and the next
+    // chunk carries the error's words, also finished by "error".
+    let think = r#"{"choices":[{"index":0,"delta":{"content":"</think>","type":"think"},"finish_reason":"error"}]}"#;
+    let words = r#"{"choices":[{"index":0,"delta":{"content":"HTTP Error 429","type":"error"},"finish_reason":"error"}]}"#;
+    let chunks = decode(&sse(&[think, words]));
+    let failure = finish_of(&chunks).failure.expect("a failure");
+    assert_eq!(failure.code.as_str(), "RATE_LIMITED", "{chunks:?}");
+    // The second chunk's words are the error's, never the answer's.
+    assert!(
+        !chunks
+            .iter()
+            .any(|c| matches!(c, Chunk::Text(t) if t.contains("HTTP Error"))),
+        "{chunks:?}"
+    );
+    // An error event after it names the failure too.
+    let error =
+        r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota"}}"#;
+    let failure = finish_of(&decode(&sse(&[think, error])))
+        .failure
+        .expect("a failure");
+    assert_eq!(failure.code.as_str(), "QUOTA_EXCEEDED");
+    // Anything else after it, or the end, leaves the bare server error, and only one finish.
+    for next in [
+        vec![
+            think,
+            r#"{"choices":[{"index":0,"delta":{"content":"more"},"finish_reason":null}]}"#,
+        ],
+        vec![think],
+    ] {
+        let chunks = decode(&sse(&next));
+        assert_eq!(
+            chunks
+                .iter()
+                .filter(|c| matches!(c, Chunk::Finish(_)))
+                .count(),
+            1,
+            "{chunks:?}"
+        );
+        assert_eq!(
+            finish_of(&chunks).failure.expect("a failure").code.as_str(),
+            "SERVER_ERROR"
+        );
+    }
+}
+
+#[test]
+fn an_empty_json_document_is_an_empty_response() {
+    for body in ["{}", "[]", "null", " {} \n"] {
+        let chunks = common::decode_200(body, "application/json");
+        let failure = finish_of(&chunks).failure.expect("a failure");
+        assert_eq!(
+            failure.code.as_str(),
+            "EMPTY_RESPONSE",
+            "{body:?}: {chunks:?}"
+        );
+    }
+}

@@ -537,8 +537,8 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
 
 /// The upstream's status a proxy's message names, and the message without the exception class
 /// names that merely restate a status ("RateLimitError:" before "Response 504"). Only under a
-/// proxy's own failure statuses (a 5xx, or a 429 that a client library's error class chose): a
-/// 4xx of the proxy's own is its own judgement. A status is named as a number after a word that
+/// proxy's own failure statuses (a 5xx, or a 429 that a client library's error class chose), or in
+/// band, where there is no status but the one named: a 4xx of the proxy's own is its own judgement. A status is named as a number after a word that
 /// introduces one ("failed: 429", "Response 504", "provider(429)", "status code 403"), or, under a
 /// 500 or 502, as a reason phrase ("Service Unavailable", "Gateway Timeout").
 fn upstream_status_named(text: &str, status: Option<u16>) -> Option<(u16, String)> {
@@ -558,7 +558,13 @@ fn upstream_status_named(text: &str, status: Option<u16>) -> Option<(u16, String
         "error_message",
         "error_code",
     ];
-    let outer = status.filter(|s| *s >= 500 || *s == 429)?;
+    // In band there is no status of the proxy's own: a status named is all there is ("HTTP Error
+    // 429" as a stream's last words).
+    let outer = match status {
+        None => 0,
+        Some(s) if s >= 500 || s == 429 => s,
+        Some(_) => return None,
+    };
     // A fallback that failed after the upstream's answer ("status 429: err fallback request
     // failed"): the status named is the first attempt's, and the last failure is the proxy's own.
     if text.contains("fallback") {
@@ -802,6 +808,24 @@ fn by_server_side_words(said: &Said) -> Option<FailureCode> {
     if said.status == Some(429) && says(&["failed to communicate"]) {
         return Some(codes::RATE_LIMITED);
     }
+    // A remedy of fewer parallel requests ("failed to prefill, try again, increasing context size
+    // or reducing requests": llama-box's KV cache, shared by the requests in flight, full): the
+    // load is the cause, whatever the status and the larger context offered beside it.
+    // (Beside a count over the context, "prefill 744 tokens exceed n_ctx_per_seq, try increasing
+    // total context size, ... reducing parallel", the remedy is one of many for an overflow: only a
+    // failure to be tried again says the load.)
+    if says(&[
+        "reducing parallel",
+        "reduce parallel",
+        "reducing requests",
+        "reduce requests",
+        "fewer parallel",
+        "fewer concurrent",
+    ]) && says(&["try again"])
+        && !says(&["exceed"])
+    {
+        return Some(codes::OVERLOADED);
+    }
     // A service behind the request failed ("Sensitive check error", "Web search error"), whatever the
     // status: before the content and wording rules, which would read its subject.
     // "Server error" (SageMaker's "Received server error (0) from model ..." under a 424) and HTTP
@@ -901,6 +925,12 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
     {
         return Some(codes::CONTENT_FILTER);
     }
+    // An operation the model cannot do, refused as "not allowed" ("You are not allowed to do chat
+    // operation from this model": llama-box serving an embedding model): the model's capability,
+    // not the caller's access.
+    if says_operation_not_for_model(text) {
+        return Some(codes::INVALID_REQUEST);
+    }
     if says(AUTH_WORDING)
         || says_credential_invalid(text)
         || says_credential_expired_zh(text)
@@ -918,7 +948,7 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
     }
     // A model the server does not offer ("Model gpt-4-turbo-preview is not supported"), whatever
     // the status (OpenCode Zen answers it with a 401).
-    if says_model_not_offered(text) {
+    if says_model_not_offered(text) || says_model_disabled(text) {
         return Some(codes::INVALID_REQUEST);
     }
     // A parameter or feature the models here do not take ("'echo' is not supported by
@@ -986,9 +1016,17 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
     if meaning::says_queue_full(text) {
         return Some(codes::OVERLOADED);
     }
-    // A 5xx keeps its status's meaning: a 500 whose text says "Overloaded" is a server error (see the
-    // fixture anthropic-500-api-error-overloaded); a 429 or an in-band error saying so is overload.
-    if !server_status && meaning::says_overloaded(text) {
+    // Words of overload are overload under a 429, in band, and under a 500 or 502 with no label of
+    // the server's own error ("Server is busy, please try again later" under chatgpt-api-server's
+    // 500: its pool of accounts has none free). A label that says the server's error keeps the
+    // status's meaning: Anthropic's 500 `api_error` "Overloaded" is a server error (the fixture
+    // anthropic-500-api-error-overloaded). Other 5xx say more by their status (503, 504).
+    let labelled_server_error = label(&|l| {
+        SERVER_LABELS.contains(&l) || l.contains("server_error") || l.contains("internal")
+    });
+    if (!server_status || (matches!(status, Some(500 | 502)) && !labelled_server_error))
+        && meaning::says_overloaded(text)
+    {
         return Some(codes::OVERLOADED);
     }
     // A limit a load balancer puts on the backends behind it ("Exceeded maximum request limit from
@@ -1725,6 +1763,49 @@ fn says_model_not_offered(text: &str) -> bool {
     })
 }
 
+/// An operation refused for the model, not for the caller: "You are not allowed to do chat
+/// operation from this model". Words that name the caller ("your key", "your account") make it an
+/// access refusal, read with the credential's words.
+fn says_operation_not_for_model(text: &str) -> bool {
+    meaning::says_any(text, &["not allowed", "not permitted"])
+        && meaning::says_any(
+            text,
+            &[
+                " operation from this model",
+                " operation on this model",
+                " operation for this model",
+                " operations from this model",
+                " operations on this model",
+                " operations for this model",
+            ],
+        )
+        && !meaning::says_any(
+            text,
+            &["your key", "your api key", "your account", "this key"],
+        )
+}
+
+/// A model the server has switched off ("The model gpt-4 is disabled.", xyhelper's
+/// `model_disabled`, "模型 gpt-4 已被禁用"): not offered there, so another model must be asked for.
+/// The model named as the subject, at most two words before "is disabled" or "has been
+/// disabled"; access to a model disabled for a key or an account is not this.
+fn says_model_disabled(text: &str) -> bool {
+    if text.contains("access") || text.contains("your ") {
+        return false;
+    }
+    let words = meaning::words(text);
+    (0..words.len()).any(|i| {
+        words[i] == "model"
+            && words
+                .iter()
+                .skip(i + 1)
+                .take(4)
+                .collect::<Vec<_>>()
+                .windows(2)
+                .any(|w| matches!(*w[0], "is" | "been" | "was") && *w[1] == "disabled")
+    }) || (text.contains("模型") && text.contains("已被禁用"))
+}
+
 /// The caller refused for who it is, not for what it asked: "this group only allows Claude Code
 /// clients", "only available to enterprise accounts". The one allowed is named within three words
 /// as a client, user, account, key or app; a value that "only allows" a range is a parameter.
@@ -1966,6 +2047,8 @@ const CONTENT_WORDING: &[&str] = &[
     // Chinese: blocked for compliance ("内容由于合规问题已被阻止生成"), content in violation.
     "合规问题",
     "内容违规",
+    // "不要提问违禁内容" (do not ask about prohibited content: a keyword guard's refusal).
+    "违禁内容",
     "违规内容",
     "阻止生成",
 ];
@@ -2057,6 +2140,13 @@ const RATE_WORDING: &[&str] = &[
     "tokens per min",
     "requests per min",
     "per minute",
+    // "The request exceeds the maximum tokens per second" (llama-box's cap, under a 410).
+    "per second",
+    "tokens per sec",
+    "requests per sec",
+    // ChatGPT's message cap per model ("You have sent too many messages to the model. Please try
+    // again later.", `model_cap_exceeded`), which clears within minutes.
+    "sent too many messages",
     "throttl",
     "slow down",
     // Queries per second, also inside iFlytek's "AppIdQpsOverFlowError".

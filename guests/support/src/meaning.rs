@@ -918,6 +918,16 @@ fn says_plan_lacks(text: &str) -> bool {
     ];
     const NOT: &[&str] = &["not", "no", "doesn", "don", "isn", "aren", "without"];
     let words = words(text);
+    // A paid tier's users only ("plus user only" from a ChatGPT relay, asked for a GPT-4 model):
+    // the plan lacks what was asked for.
+    const PAID_TIERS: &[&str] = &["plus", "pro", "premium", "paid", "vip", "subscriber"];
+    if words.windows(3).any(|w| {
+        PAID_TIERS.contains(&w[0])
+            && matches!(w[1], "user" | "users" | "member" | "members")
+            && w[2] == "only"
+    }) {
+        return true;
+    }
     words.iter().enumerate().any(|(i, w)| {
         let near = around(&words, i, 5);
         PLAN.contains(w)
