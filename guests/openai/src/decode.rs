@@ -231,6 +231,18 @@ impl Decoder {
             self.emit_error(failure, out);
             return;
         }
+        // A model worker's output (FastChat's protocol, which DB-GPT streams as is: `{"text":
+        // "**GPU OutOfMemory, Please Refresh.**", "error_code": 1}`): a code other than 0 makes its
+        // text the error's words.
+        if v.get("choices").is_none()
+            && v.get("error_code")
+                .and_then(Value::as_i64)
+                .is_some_and(|c| c != 0)
+            && let Some(text) = v.get("text").and_then(Value::as_str)
+        {
+            let failure = classify_in_band(&serde_json::json!({ "message": text }), &self.head);
+            return self.emit_error(failure, out);
+        }
         match kind {
             "response.failed" => {
                 let response = v.get("response").unwrap_or(&Value::Null);
@@ -482,6 +494,28 @@ impl Decoder {
             // A whole completion without `finish_reason` still ended.
             self.pending = Some(self.finish_for(None));
         }
+        // A whole completion with no choice at all (LLamaWorker's answer to an empty `messages`:
+        // `"choices": []` and zero usage): complete, and empty, not cut off.
+        if self.pending.is_none()
+            && !self.saw_message
+            && values.iter().any(|v| {
+                v.get("choices")
+                    .and_then(Value::as_array)
+                    .is_some_and(Vec::is_empty)
+            })
+        {
+            let failure = LlmFailure {
+                request_id: header_request_id(&self.head),
+                ..LlmFailure::new(
+                    codes::EMPTY_RESPONSE,
+                    format!(
+                        "the provider answered HTTP {} with a completion that has no choices",
+                        self.head.status
+                    ),
+                )
+            };
+            self.emit_error(failure, out);
+        }
     }
 
     /// A `finish_reason: "error"`. Its choice may carry words (Thor: "对话模型请求限流", the
@@ -647,7 +681,8 @@ impl Decoder {
             "tool_calls" | "function_call" | "tool_use" => FinishKind::ToolCalls,
             "content_filter" | "content_filtered" | "safety" | "recitation"
             | "prohibited_content" | "blocklist" => FinishKind::ContentFilter,
-            "error" => {
+            // PowerServe's "exception": the error's words as the chunk's content.
+            "error" | "exception" => {
                 return Finish {
                     kind: FinishKind::Error,
                     reason: Some(raw.to_string()),
@@ -655,7 +690,9 @@ impl Decoder {
                         request_id: header_request_id(&self.head),
                         ..LlmFailure::new(
                             codes::SERVER_ERROR,
-                            "the provider ended the stream with finish_reason \"error\" and no error details",
+                            format!(
+                                "the provider ended the stream with finish_reason {raw:?} and no error details"
+                            ),
                         )
                     }),
                 };

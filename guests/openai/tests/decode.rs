@@ -756,6 +756,40 @@ fn an_error_finish_without_words_is_named_by_the_next_error_finish() {
 }
 
 #[test]
+fn an_exception_finish_and_a_workers_error_code_are_in_band_errors() {
+    // PowerServe: the error's words as the content of a chunk finished by "exception".
+    let exception = r#"{"choices":[{"delta":{"content":"model folder does not exist","role":"assistant"},"finish_reason":"exception","index":0}],"object":"chat.completion.chunk"}"#;
+    let f = finish_of(&decode(&sse(&[exception, "[DONE]"])));
+    assert_eq!(f.kind, FinishKind::Error);
+    assert_eq!(
+        f.failure.expect("a failure").code.as_str(),
+        "INVALID_REQUEST"
+    );
+    // FastChat's worker protocol, as DB-GPT streams it: a code other than 0 beside the text.
+    let worker = r#"{"error_code": 1, "text": "**GPU OutOfMemory, Please Refresh.**", "finish_reason": null}"#;
+    let f = finish_of(&decode(&sse(&[worker, "[DONE]"])));
+    assert_eq!(f.kind, FinishKind::Error);
+    let failure = f.failure.expect("a failure");
+    assert_eq!(failure.code.as_str(), "SERVER_ERROR");
+    assert!(
+        failure.message.contains("GPU OutOfMemory"),
+        "{}",
+        failure.message
+    );
+}
+
+#[test]
+fn a_completion_with_no_choices_is_an_empty_response() {
+    let body = r#"{"choices":[],"id":"","created":0,"model":"","usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}}"#;
+    let chunks = common::decode_200(body, "application/json");
+    assert_eq!(
+        finish_of(&chunks).failure.expect("a failure").code.as_str(),
+        "EMPTY_RESPONSE",
+        "{chunks:?}"
+    );
+}
+
+#[test]
 fn an_empty_json_document_is_an_empty_response() {
     for body in ["{}", "[]", "null", " {} \n"] {
         let chunks = common::decode_200(body, "application/json");

@@ -526,6 +526,14 @@ fn describe_unstructured(status: u16, text: &str, json: bool, called: &str) -> (
 
 /// The canonical code from labels, normalized wording and status (see the module comment).
 fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
+    meaning_for(labels, text, status).unwrap_or_else(|| {
+        in_band_fallback(&Said::new(labels, &meaning::without_guesses(text), status))
+    })
+}
+
+/// The code that labels, words or a status give (see [`code_for`]); `None` in band when nothing
+/// does, where [`in_band_fallback`] decides.
+fn meaning_for(labels: &[String], text: &str, status: Option<u16>) -> Option<FailureCode> {
     // A proxy that failed because its upstream did says which status the upstream answered
     // ("Stream request failed: 429", "RateLimitError: Response 504: Gateway Timeout", "Genspark
     // Service Unavailable" under a 500 of its own): that status means more than the proxy's.
@@ -533,6 +541,13 @@ fn code_for(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
         Some((upstream, words)) => code_by_meaning(labels, &words, Some(upstream)),
         None => code_by_meaning(labels, text, status),
     }
+}
+
+/// Whether plain words name a failure's meaning by themselves, read as an in-band error's
+/// message: a rule of the labels, the wording or a status named in them decides, not the in-band
+/// fallback (a server error, or an invalid request by validation words alone).
+pub fn words_name_a_meaning(said: &str) -> bool {
+    meaning_for(&[], &normalize(said), None).is_some()
 }
 
 /// The upstream's status a proxy's message names, and the message without the exception class
@@ -591,6 +606,9 @@ fn upstream_status_named(text: &str, status: Option<u16>) -> Option<(u16, String
         .map(|(_, n)| *n)
     };
     let upstream = numbered.or_else(phrased).filter(|n| *n != outer)?;
+    // "upstream error 429: <empty>" only carries the status: the upstream's failure is what the
+    // status says, not the service failure "upstream error" would be on its own.
+    let text = text.replace("upstream error", "upstream");
     let words = text
         .split(' ')
         .filter(|w| {
@@ -605,7 +623,7 @@ fn upstream_status_named(text: &str, status: Option<u16>) -> Option<(u16, String
 
 /// The code for what an error says (its labels, its words) and its status: see [`code_for`],
 /// which may put an upstream's status named in the words in place of the proxy's own.
-fn code_by_meaning(labels: &[String], text: &str, status: Option<u16>) -> FailureCode {
+fn code_by_meaning(labels: &[String], text: &str, status: Option<u16>) -> Option<FailureCode> {
     // The causes the words only guess at in Chinese ("可能是内容违规、输入过长……": perhaps a content
     // violation, an input too long, ...) assert no meaning: the rules read the rest.
     let text = &meaning::without_guesses(text);
@@ -614,7 +632,6 @@ fn code_by_meaning(labels: &[String], text: &str, status: Option<u16>) -> Failur
         .or_else(|| by_wording(&said))
         .or_else(|| by_rpc_status(&said))
         .or_else(|| status.map(by_status))
-        .unwrap_or_else(|| in_band_fallback(&said))
 }
 
 /// What one error says, as the rules read it.
@@ -742,6 +759,12 @@ fn by_labels(said: &Said) -> Option<FailureCode> {
         return Some(codes::RATE_LIMITED);
     }
     if label(&|l| l.contains("timeout") || l == "deadline_exceeded") {
+        // A wait in the server's queue that ran out ("GLM 队列等待超时，前方仍有 2 个请求" typed
+        // `queue_timeout` under a 503): the requests ahead took the room, not the model its time.
+        // Under a gateway's 504 the status says the time-out ("Queue wait timeout", llmlb).
+        if meaning::says_queue_wait_ran_out(text) && !matches!(said.status, Some(504 | 524)) {
+            return Some(codes::OVERLOADED);
+        }
         return Some(codes::TIMEOUT);
     }
     None
@@ -847,7 +870,7 @@ fn by_server_side_words(said: &Said) -> Option<FailureCode> {
         || says_status_internal(text)
         || says_no_backends_found(text)
         || says_upstream_answer_broken(text)
-        || (!said.server_status && says(&["server error"]))
+        || (!said.server_status && says(&["server error", "server generate error"]))
     {
         return Some(codes::SERVER_ERROR);
     }
@@ -1174,7 +1197,7 @@ pub fn failure_named_by_words(
 ) -> Option<LlmFailure> {
     let said = crate::text::plain_words(said)?;
     let failure = classify(&serde_json::json!({ "message": said }));
-    (!said_nothing_in_band(failure.code)).then_some(failure)
+    (!said_nothing_in_band(failure.code) || words_name_a_meaning(said)).then_some(failure)
 }
 
 /// Step 5: in band, without a status: generic labels, a request found wrong by its words (Baidu's
@@ -1508,6 +1531,14 @@ fn says_answer_empty(text: &str) -> bool {
                 && words[i + 1..(i + 3).min(words.len())]
                     .iter()
                     .any(|w| matches!(*w, "sent" | "received" | "returned")))
+            // "No images generated", "no content generated": nothing came of the generation.
+            || (words[i] == "generated"
+                && i >= 2
+                && words[i - 2] == "no"
+                && matches!(
+                    words[i - 1],
+                    "images" | "image" | "content" | "output" | "text" | "tokens" | "response"
+                ))
             // "no response" and nothing else (chatnio's 503): the answer that did not come.
             || (words.len() == 2 && words == ["no", "response"])
             // "No response from model.": the model said nothing. No response from an upstream or a
@@ -1756,9 +1787,14 @@ fn says_model_not_offered(text: &str) -> bool {
             let from = before.char_indices().rev().nth(63).map_or(0, |(i, _)| i);
             // (A deployment is the model's name where Azure-style servers serve it: "deployment
             // config for gpt-4o not found".)
-            meaning::words(&before[from..])
-                .iter()
-                .any(|w| matches!(*w, "model" | "deployment"))
+            // (An agent, an assistant or a bot is the model where agent platforms serve them:
+            // LocalAGI's "Agent not found" for the `model` asked.)
+            meaning::words(&before[from..]).iter().any(|w| {
+                matches!(
+                    *w,
+                    "model" | "deployment" | "agent" | "assistant" | "bot" | "workflow"
+                )
+            })
         })
     })
 }
@@ -2053,6 +2089,10 @@ const CONTENT_WORDING: &[&str] = &[
     "阻止生成",
 ];
 const AUTH_WORDING: &[&str] = &[
+    // A relay over a chat site whose session has no login ("Not logged in. Visit /auth to scan QR
+    // code." under doubao2api's 503): the credential behind it is missing.
+    "not logged in",
+    "login required",
     "incorrect api key",
     "invalid api key",
     "invalid_api_key",

@@ -46,7 +46,11 @@ pub fn outlasting_rate_limit(
 /// Whether the wording says one request is too long for the model's context.
 pub fn says_context_overflow(text: &str) -> bool {
     let text = &without_urls(text);
-    if says_output_parameter_cap(text) || says_throughput_budget(text) || says_too_slow(text) {
+    if says_output_parameter_cap(text)
+        || says_throughput_budget(text)
+        || says_too_slow(text)
+        || names_another_parameter_invalid(text)
+    {
         return false;
     }
     let says = |patterns: &[&str]| says_any(text, patterns);
@@ -71,6 +75,22 @@ pub fn says_context_overflow(text: &str) -> bool {
         || says_token_count_over_a_limit(text)
         || says_request_size_over_a_limit(text)
         || says_context_overflow_zh(text)
+}
+
+/// A parameter named invalid that is not what makes a request long ("Invalid 'stop': array too
+/// long. Expected an array with maximum length 4"): its own constraint, not the context's.
+/// "Invalid 'messages': ..." or "'input'" keeps its length meaning.
+fn names_another_parameter_invalid(text: &str) -> bool {
+    text.match_indices("invalid '").any(|(at, lead)| {
+        let rest = &text[at + lead.len()..];
+        rest.find('\'').is_some_and(|end| {
+            let name = &rest[..end];
+            !name.is_empty()
+                && !name.contains(' ')
+                && !LONG_SUBJECTS.iter().any(|s| name.starts_with(s))
+                && !INPUT_WORDS.iter().any(|s| name.starts_with(s))
+        })
+    })
 }
 
 /// The size or length of the request, or of what it carries, over a limit: "total message size
@@ -429,6 +449,18 @@ pub fn says_queue_full(text: &str) -> bool {
                     .any(|w| matches!(*w, "exceeds" | "exceeded" | "over" | "above"))
         })
         || (text.contains("queue size") && text.contains("exceed"))
+}
+
+/// A wait in the server's own queue that ran out, with requests still ahead ("GLM
+/// 队列等待超时，前方仍有 2 个请求": the queue wait timed out, two requests ahead; "timed out
+/// waiting in queue"): the servers had no room in time. A caller's own concurrency slot waited
+/// for ("timed out waiting for concurrency slot. Limit: 5 concurrent requests") is its rate, read
+/// by the rate wordings.
+pub fn says_queue_wait_ran_out(text: &str) -> bool {
+    (text.contains("队列") && text.contains("超时"))
+        || (text.contains("queue")
+            && says_any(text, &["timed out", "timeout", "time out"])
+            && !says_any(text, &["concurren", "your "]))
 }
 
 /// The request's length stated beside the model's maximum as two figures, the first over the
@@ -943,7 +975,8 @@ fn says_plan_lacks(text: &str) -> bool {
 /// ("探索版使用量已达到上限").
 fn names_a_usage_limit(text: &str) -> bool {
     says_any(text, USAGE_LIMITS)
-        || (says_any(text, &["使用量", "用量", "额度"])
+        // (使用次数: the count of uses, "该功能使用次数已达上限".)
+        || (says_any(text, &["使用量", "用量", "额度", "使用次数"])
             && says_any(text, &["上限", "用完", "用尽"]))
 }
 
@@ -968,6 +1001,8 @@ pub fn retry_horizon_ms(text: &str) -> Option<u64> {
         "resets in ",
         "reset after ",
         "wait ",
+        // Chinese: "请等待约 24 小时后再试" (wait about 24 hours, then try again).
+        "等待",
     ];
     LEADS.iter().find_map(|lead| {
         let start = text.find(lead)? + lead.len();
@@ -1062,7 +1097,7 @@ fn duration_ms(text: &str) -> Option<u64> {
     let mut total = 0f64;
     // "resets in ~5s", "try again in about 20 seconds".
     let text = text.trim_start();
-    let text = ["~", "about ", "approximately ", "around "]
+    let text = ["~", "about ", "approximately ", "around ", "约"]
         .iter()
         .find_map(|p| text.strip_prefix(p))
         .unwrap_or(text);
@@ -1082,17 +1117,33 @@ fn duration_ms(text: &str) -> Option<u64> {
         let unit_len = after
             .find(|c: char| !c.is_ascii_alphabetic())
             .unwrap_or(after.len());
+        let zh_unit_len = ["毫秒", "秒", "分钟", "小时", "天"]
+            .iter()
+            .find(|u| unit_len == 0 && after.starts_with(**u))
+            .map_or(0, |u| u.len());
         let scale = match &after[..unit_len] {
             "ms" | "millisecond" | "milliseconds" => 1.0,
             "s" | "sec" | "secs" | "second" | "seconds" => 1_000.0,
             "m" | "min" | "mins" | "minute" | "minutes" => 60_000.0,
             "h" | "hr" | "hrs" | "hour" | "hours" => 3_600_000.0,
             "d" | "day" | "days" => 86_400_000.0,
+            // Chinese units ("请等待约 24 小时后再试": wait about 24 hours).
+            "" => match ["毫秒", "秒", "分钟", "小时", "天"]
+                .iter()
+                .position(|u| after.starts_with(u))
+            {
+                Some(0) => 1.0,
+                Some(1) => 1_000.0,
+                Some(2) => 60_000.0,
+                Some(3) => 3_600_000.0,
+                Some(4) => 86_400_000.0,
+                _ => break,
+            },
             _ => break,
         };
         total += n * scale;
         any = true;
-        rest = &after[unit_len..];
+        rest = &after[unit_len.max(zh_unit_len)..];
     }
     (any && total.is_finite()).then_some(total as u64)
 }
@@ -1101,6 +1152,11 @@ fn duration_ms(text: &str) -> Option<u64> {
 /// model has too much traffic now" ("该模型当前访问量过大"), "load too high", "overloaded".
 const OVERLOAD_WORDING: &[&str] = &[
     "overloaded",
+    // "The AI provider is temporarily unavailable. Please try again in a few minutes.": 503's
+    // meaning in words (a model "temporarily unavailable" while it scales up, too).
+    "temporarily unavailable",
+    // Chinese: "busy" ("GLM 长时间忙碌，请稍后重试。": busy for a long time).
+    "忙碌",
     // A server that takes one request at a time, busy with another ("Server is currently
     // processing another request" under openedai-vision's 429): its capacity, not the caller's rate.
     "processing another request",
@@ -1134,6 +1190,12 @@ const OVERLOAD_WORDING: &[&str] = &[
 
 /// Limits only a request's length can break.
 const CONTEXT_LIMITS: &[&str] = &[
+    // llama.cpp's `NoKvSlot` ("llama_decode failed: 'NoKvSlot'", "could not find a KV slot for the
+    // batch"): the prompt has no room in the context's cache. When the words say the parallel
+    // requests took the room, that was read before as overload.
+    "nokvslot",
+    "no kv slot",
+    "find a kv slot",
     // MLX servers' cap on a request's cache of keys and values, the context they can hold ("Request
     // needs 9 context tokens (5 prompt + 4 max generation), but MAX_KV_SIZE is 8.").
     "max_kv_size",
