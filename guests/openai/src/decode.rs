@@ -416,6 +416,22 @@ impl Decoder {
         let raw = self.input.take_raw();
         let text = String::from_utf8_lossy(&raw);
         if text.trim().is_empty() && !self.input.raw_too_large() {
+            // A body declared empty (`content-length: 0`, copilot-gpt4-service's bare 200 when its
+            // upstream failed) is complete, and empty. Any other empty body may have been cut off
+            // before its first byte: nothing is emitted, and the host says truncated.
+            if self.head.header("content-length").map(str::trim) == Some("0") {
+                let failure = LlmFailure {
+                    request_id: header_request_id(&self.head),
+                    ..LlmFailure::new(
+                        codes::EMPTY_RESPONSE,
+                        format!(
+                            "the provider answered HTTP {} with an empty body (content-length: 0)",
+                            self.head.status
+                        ),
+                    )
+                };
+                self.emit_error(failure, out);
+            }
             return;
         }
         let values: Result<Vec<Value>, _> = serde_json::Deserializer::from_str(&text)

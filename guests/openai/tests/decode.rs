@@ -790,6 +790,20 @@ fn a_completion_with_no_choices_is_an_empty_response() {
 }
 
 #[test]
+fn a_body_declared_empty_is_an_empty_response_and_any_other_empty_body_is_left_to_the_host() {
+    let declared = common::head(200, &[("content-length", "0")]);
+    let chunks = common::decode_split_with(&declared, b"", &[0]);
+    assert_eq!(
+        finish_of(&chunks).failure.expect("a failure").code.as_str(),
+        "EMPTY_RESPONSE",
+        "{chunks:?}"
+    );
+    // Without the length, nothing says the body was complete: no chunk, and the host reports
+    // the stream truncated.
+    assert!(common::decode_200("", "text/event-stream").is_empty());
+}
+
+#[test]
 fn an_empty_json_document_is_an_empty_response() {
     for body in ["{}", "[]", "null", " {} \n"] {
         let chunks = common::decode_200(body, "application/json");

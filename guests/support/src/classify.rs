@@ -181,8 +181,12 @@ impl ErrorInfo {
                         // "no_such_model"}`: "no such model").
                         let one_word = !s.trim().contains(char::is_whitespace);
                         let lower = s.trim().to_ascii_lowercase();
-                        let class_name =
-                            one_word && (lower.ends_with("error") || lower.ends_with("exception"));
+                        // So does HTTP's reason phrase (NestJS: `{"statusCode": 400, "message":
+                        // "Text is too long, max length is 1000", "error": "Bad Request"}`): it
+                        // restates a status, the message says what happened.
+                        let class_name = (one_word
+                            && (lower.ends_with("error") || lower.ends_with("exception")))
+                            || names_a_reason_phrase(&lower);
                         if one_word && lower.contains('_') {
                             info.extra.push(' ');
                             info.extra.push_str(&lower.replace('_', " "));
@@ -453,6 +457,9 @@ const MESSAGE_KEYS: &[&str] = &[
     "human_readable_message",
     // Last: a Python server's traceback, whose final line names the exception and its message.
     "traceback",
+    // Seldon Core's `{"status": {"info": "404 Not Found: ...", "reason":
+    // "MICROSERVICE_INTERNAL_ERROR"}}`: before the reason, which is its label there.
+    "info",
     // Elasticsearch's and OpenSearch's `{"error": {"root_cause": [...], "type": ..., "reason":
     // "..."}}`: with no message, the reason is the error's words (it is read as a label too).
     "reason",
@@ -1507,9 +1514,12 @@ fn says_answer_empty(text: &str) -> bool {
                 && words[i + 1..(i + 4).min(words.len())]
                     .iter()
                     .any(|w| ANSWER.contains(w)))
-            || (words[i] == "returned"
+            // "returned no content", "produced no assistant message" (gptme), "generated no text".
+            || (matches!(words[i], "returned" | "produced" | "generated")
                 && next == Some("no")
-                && words.get(i + 2).is_some_and(|w| ANSWER.contains(w)))
+                && words[i + 2..(i + 4).min(words.len())]
+                    .iter()
+                    .any(|w| ANSWER.contains(w)))
             || (words[i] == "empty"
                 && next.is_some_and(|w| matches!(w, "completion" | "output" | "answer" | "response")))
             // "Google AI Studio Candidate text empty": the answer's text, not a request's part.
@@ -1537,7 +1547,15 @@ fn says_answer_empty(text: &str) -> bool {
                 && words[i - 2] == "no"
                 && matches!(
                     words[i - 1],
-                    "images" | "image" | "content" | "output" | "text" | "tokens" | "response"
+                    "images"
+                        | "image"
+                        | "audio"
+                        | "speech"
+                        | "content"
+                        | "output"
+                        | "text"
+                        | "tokens"
+                        | "response"
                 ))
             // "no response" and nothing else (chatnio's 503): the answer that did not come.
             || (words.len() == 2 && words == ["no", "response"])
@@ -1553,6 +1571,21 @@ fn says_answer_empty(text: &str) -> bool {
 
 /// A part of the request (its messages, prompt, input, query or body) said to be empty.
 fn says_request_part_empty(text: &str) -> bool {
+    // No messages, prompt or input to work on ("No messages to process", gptme; "no prompt
+    // provided").
+    if let [first, part, then, ..] = meaning::words(text)[..]
+        && first == "no"
+        && matches!(
+            part,
+            "messages" | "message" | "prompt" | "prompts" | "input" | "query"
+        )
+        && matches!(
+            then,
+            "to" | "provided" | "given" | "supplied" | "found" | "were" | "was"
+        )
+    {
+        return true;
+    }
     // A part the request must carry not in it ("No user message found in the request").
     if (text.starts_with("no ") || text.contains(" not found in"))
         && meaning::says_any(text, &["found in the request", "found in request"])
@@ -1797,6 +1830,16 @@ fn says_model_not_offered(text: &str) -> bool {
             })
         })
     })
+}
+
+/// HTTP's reason phrase of a status that means nothing by itself, as a string `error` beside the
+/// message (NestJS, Express helpers): "Bad Request", "Internal Server Error". A phrase with a
+/// meaning of its own ("Too Many Requests", "Unauthorized", "Gateway Timeout") says what the error
+/// is, as round 36 judged for words beside a message. `lower` is the error lower-cased.
+fn names_a_reason_phrase(lower: &str) -> bool {
+    [400, 404, 409, 422, 500, 502]
+        .iter()
+        .any(|s| crate::text::reason_phrase(*s).eq_ignore_ascii_case(lower.trim()))
 }
 
 /// An operation refused for the model, not for the caller: "You are not allowed to do chat
@@ -2089,6 +2132,18 @@ const CONTENT_WORDING: &[&str] = &[
     "阻止生成",
 ];
 const AUTH_WORDING: &[&str] = &[
+    // Access refused where the caller is ("access to Anthropic models is not available in your
+    // region (CN)" under Zed's 451).
+    "not available in your region",
+    "not available in your country",
+    "unsupported region",
+    "unsupported country",
+    "region not supported",
+    "country not supported",
+    // A relay that could not turn its token into an authorization ("Failed to get authorization
+    // from token", copilot-gpt4-service's 500).
+    "failed to get authorization",
+    "failed to obtain authorization",
     // A relay over a chat site whose session has no login ("Not logged in. Visit /auth to scan QR
     // code." under doubao2api's 503): the credential behind it is missing.
     "not logged in",

@@ -1157,6 +1157,10 @@ const OVERLOAD_WORDING: &[&str] = &[
     "temporarily unavailable",
     // Chinese: "busy" ("GLM 长时间忙碌，请稍后重试。": busy for a long time).
     "忙碌",
+    // A one-worker server busy ("Already running a prediction" under Cog's 409).
+    "already running a prediction",
+    "already running a request",
+    "already processing a request",
     // A server that takes one request at a time, busy with another ("Server is currently
     // processing another request" under openedai-vision's 429): its capacity, not the caller's rate.
     "processing another request",
@@ -1405,6 +1409,8 @@ const LONG_BUDGETS: &[&str] = &[
     "in 30 days",
     "per day",
     "per-day",
+    // A budget's name as one word ("Maximum tokens_per_day reached", Zed's LLM service).
+    "_per_day",
     "daily",
     "(tpd)",
     "(rpd)",
