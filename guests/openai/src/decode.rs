@@ -222,10 +222,18 @@ impl Decoder {
             .and_then(Value::as_str)
             .or(event_name)
             .unwrap_or("");
+        // (A status event that says it failed, with a message, is one too: Hugging Face chat-ui's
+        // `{"type": "status", "status": "error", "message": "No output was generated. ..."}`.)
         if kind == "error"
             || v.get("error")
                 .is_some_and(|e| !e.is_null() && e != &Value::Bool(false))
             || v.get("object").and_then(Value::as_str) == Some("error")
+            || (kind == "status"
+                && matches!(
+                    v.get("status").and_then(Value::as_str),
+                    Some("error" | "failed")
+                )
+                && v.get("message").is_some_and(Value::is_string))
         {
             let failure = classify_in_band(v, &self.head);
             self.emit_error(failure, out);

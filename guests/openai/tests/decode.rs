@@ -779,6 +779,24 @@ fn an_exception_finish_and_a_workers_error_code_are_in_band_errors() {
 }
 
 #[test]
+fn a_status_event_that_says_it_failed_is_an_in_band_error() {
+    // Hugging Face chat-ui's JSON lines: a status update whose status is "error".
+    let body = "{\"type\":\"status\",\"status\":\"started\"}\n{\"type\":\"status\",\"status\":\"error\",\"message\":\"No output was generated. Something went wrong.\"}\n";
+    let chunks = common::decode_200(body, "application/jsonl");
+    let failure = finish_of(&chunks).failure.expect("a failure");
+    assert_eq!(failure.code.as_str(), "EMPTY_RESPONSE", "{chunks:?}");
+    // A status that did not fail is no error: nothing, as for any unknown event.
+    assert!(
+        common::decode_200(
+            "{\"type\":\"status\",\"status\":\"started\"}\n",
+            "application/jsonl"
+        )
+        .iter()
+        .all(|c| !matches!(c, Chunk::Finish(f) if f.failure.is_some()))
+    );
+}
+
+#[test]
 fn a_completion_with_no_choices_is_an_empty_response() {
     let body = r#"{"choices":[],"id":"","created":0,"model":"","usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}}"#;
     let chunks = common::decode_200(body, "application/json");

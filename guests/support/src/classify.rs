@@ -856,6 +856,25 @@ fn by_server_side_words(said: &Said) -> Option<FailureCode> {
     {
         return Some(codes::OVERLOADED);
     }
+    // A model the server failed to load ("Failed to load model 'qwen2.5-7b': Unexpected Error
+    // loading the model into memory. Check ... (like Context Length allowed by the model) and
+    // resources available"): the server's failure, whatever causes its words guess at. A model
+    // the server does not have or cannot serve ("Failed to load model: Model type bert not
+    // supported.") is the request's (read later).
+    if says(&[
+        "failed to load model",
+        "error loading the model",
+        "error loading model",
+    ]) && !says_model_not_offered(text)
+        && !says(&[
+            "not supported",
+            "unsupported",
+            "not found",
+            "does not exist",
+        ])
+    {
+        return Some(codes::SERVER_ERROR);
+    }
     // A service behind the request failed ("Sensitive check error", "Web search error"), whatever the
     // status: before the content and wording rules, which would read its subject.
     // "Server error" (SageMaker's "Received server error (0) from model ..." under a 424) and HTTP
@@ -1324,6 +1343,20 @@ fn names_a_credential(label: &str) -> bool {
 /// Chinese runs the words together, so the word rules do not see the credential. A count of
 /// tokens ("token数") is a length, not a credential.
 fn says_credential_expired_zh(text: &str) -> bool {
+    // No valid token ("智谱清言无有效token": the relay holds none for that model), or one said
+    // invalid.
+    if [
+        "无有效token",
+        "无有效的token",
+        "token无效",
+        "token 无效",
+        "无有效令牌",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
+    {
+        return true;
+    }
     [
         "token", "令牌", "密钥", "apikey", "api key", "凭证", "cookie",
     ]
@@ -1386,11 +1419,18 @@ fn says_request_parameter_constrained(text: &str) -> bool {
     // (A sum of the input and the output over the model's limit, "`inputs` tokens +
     // `max_new_tokens` must be <= 4096", is an overflow, read later.)
     let words = meaning::words(text);
-    (1..words.len()).any(|i| {
+    // A parameter allowed one value only ("only n == 1 is supported", Hailo-Ollama).
+    let only_value = (0..words.len().saturating_sub(1)).any(|i| {
+        words[i] == "only"
+            && PARAMETERS.contains(&words[i + 1])
+            && meaning::says_any(text, &["supported", "allowed"])
+    });
+    ((1..words.len()).any(|i| {
         matches!(words[i], "must" | "should")
             && PARAMETERS.contains(&words[i - 1])
             && words.get(i + 1) == Some(&"be")
-    }) && !meaning::says_context_overflow(text)
+    }) || only_value)
+        && !meaning::says_context_overflow(text)
 }
 
 /// A limit said to be per message or per request, with how much one may carry ("I can handle up
@@ -1807,6 +1847,10 @@ fn says_model_not_offered(text: &str) -> bool {
     if text.contains("keyerror:") && (text.contains("models[") || text.contains("[model_name]")) {
         return true;
     }
+    // In Chinese: the model does not exist ("模型已经不存在啦，请切换模型进行回复": switch models).
+    if text.contains("模型") && (text.contains("不存在") || text.contains("请切换模型")) {
+        return true;
+    }
     const NOT_OFFERED: &[&str] = &[
         "is not supported",
         // "model 'gpt-4o' is not not yet supported" (sic).
@@ -2132,6 +2176,10 @@ const CONTENT_WORDING: &[&str] = &[
     "阻止生成",
 ];
 const AUTH_WORDING: &[&str] = &[
+    // A credential the server does not hold ("OAuth token is not available": Cherry Studio's
+    // Anthropic provider signed out).
+    "token is not available",
+    "token not available",
     // Access refused where the caller is ("access to Anthropic models is not available in your
     // region (CN)" under Zed's 451).
     "not available in your region",

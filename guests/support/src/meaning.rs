@@ -975,6 +975,18 @@ fn says_plan_lacks(text: &str) -> bool {
 /// ("探索版使用量已达到上限").
 fn names_a_usage_limit(text: &str) -> bool {
     says_any(text, USAGE_LIMITS)
+        // A cap on what the account may keep ("You have reached the maximum number of
+        // conversations. Delete some to continue."): only deleting, never waiting, frees it.
+        || says_any(text, &["delete some to continue", "delete some of them"])
+        || (says_any(text, &["maximum number of", "max number of"])
+            && says_any(
+                text,
+                &[" conversations", " chats", " sessions", " projects", " assistants", " files", " agents"],
+            )
+            && says_any(text, &["reached", "exceeded"]))
+        // Chinese: a paid membership offered as the remedy ("电量不足，开通会员享受更多权益": not
+        // enough "power", subscribe for more).
+        || says_any(text, &["开通会员", "升级会员", "购买会员"])
         // (使用次数: the count of uses, "该功能使用次数已达上限".)
         || (says_any(text, &["使用量", "用量", "额度", "使用次数"])
             && says_any(text, &["上限", "用完", "用尽"]))
@@ -1157,7 +1169,9 @@ const OVERLOAD_WORDING: &[&str] = &[
     "temporarily unavailable",
     // Chinese: "busy" ("GLM 长时间忙碌，请稍后重试。": busy for a long time).
     "忙碌",
-    // A one-worker server busy ("Already running a prediction" under Cog's 409).
+    // A one-worker server busy ("Already running a prediction" under Cog's 409, "LLM is running"
+    // from ax-llm while its one generation runs).
+    "llm is running",
     "already running a prediction",
     "already running a request",
     "already processing a request",
