@@ -428,16 +428,7 @@ impl Decoder {
             // upstream failed) is complete, and empty. Any other empty body may have been cut off
             // before its first byte: nothing is emitted, and the host says truncated.
             if self.head.header("content-length").map(str::trim) == Some("0") {
-                let failure = LlmFailure {
-                    request_id: header_request_id(&self.head),
-                    ..LlmFailure::new(
-                        codes::EMPTY_RESPONSE,
-                        format!(
-                            "the provider answered HTTP {} with an empty body (content-length: 0)",
-                            self.head.status
-                        ),
-                    )
-                };
+                let failure = self.empty_response("an empty body (content-length: 0)");
                 self.emit_error(failure, out);
             }
             return;
@@ -484,17 +475,10 @@ impl Decoder {
                 && v.as_object().is_none_or(serde_json::Map::is_empty)
                 && v.as_array().is_none_or(Vec::is_empty)
             {
-                let failure = LlmFailure {
-                    request_id: header_request_id(&self.head),
-                    ..LlmFailure::new(
-                        codes::EMPTY_RESPONSE,
-                        format!(
-                            "the provider answered HTTP {} with an empty JSON document ({}): no completion and no error",
-                            self.head.status,
-                            excerpt(text.trim(), QUOTE_CHARS)
-                        ),
-                    )
-                };
+                let failure = self.empty_response(&format!(
+                    "an empty JSON document ({}): no completion and no error",
+                    excerpt(text.trim(), QUOTE_CHARS)
+                ));
                 return self.emit_error(failure, out);
             }
             // A bare JSON string ("Violated policies: toxicity, please check your input.") is read
@@ -528,16 +512,7 @@ impl Decoder {
                     .is_some_and(Vec::is_empty)
             })
         {
-            let failure = LlmFailure {
-                request_id: header_request_id(&self.head),
-                ..LlmFailure::new(
-                    codes::EMPTY_RESPONSE,
-                    format!(
-                        "the provider answered HTTP {} with a completion that has no choices",
-                        self.head.status
-                    ),
-                )
-            };
+            let failure = self.empty_response("a completion that has no choices");
             self.emit_error(failure, out);
         }
     }
@@ -630,6 +605,20 @@ impl Decoder {
     fn meaning_or_unparseable(&self, said: &str, body: &str, json: bool) -> LlmFailure {
         failure_named_by_words(said, |v| classify_in_band(v, &self.head))
             .unwrap_or_else(|| self.unparseable(body, json))
+    }
+
+    /// A whole answer with nothing in it: `what` says what came ("an empty body ...").
+    fn empty_response(&self, what: &str) -> LlmFailure {
+        LlmFailure {
+            request_id: header_request_id(&self.head),
+            ..LlmFailure::new(
+                codes::EMPTY_RESPONSE,
+                format!(
+                    "the provider answered HTTP {} with {what}",
+                    self.head.status
+                ),
+            )
+        }
     }
 
     /// `json`: the body parsed, as JSON in no shape this decoder knows.

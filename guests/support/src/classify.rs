@@ -1024,6 +1024,10 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
     // empty.", "Job input must contain one of: ..."): the request's fault, whatever the status.
     if says_request_part_empty(text)
         || says(&["must contain", "must include one of"])
+        // "Exactly one of image_url or image_base64 must be provided" (under OmniServe's 500).
+        || (says(&["must be provided", "must be supplied"])
+            && !says(&["api key", "api-key", "api_key", "token", "authorization", "credential"]))
+        || says(&["exactly one of"])
         || says_request_parameter_constrained(text)
     {
         return Some(codes::INVALID_REQUEST);
@@ -1115,7 +1119,24 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
     if says(&["start a new chat", "start a new conversation"]) {
         return Some(codes::INVALID_REQUEST);
     }
-    if (status.is_none() || server_status)
+    // Under a bare 400 too, when the words say something ran out of time ("OpenAI API hits
+    // APITimeoutError: Request timed out." and "Line 0 execution timeout for exceeding 600
+    // seconds", PromptFlow's `UserError`s): a server that answers every failure with a 400 says
+    // nothing by it. A timeout the request set wrong is a parameter's fault.
+    let bare_400_timed_out = status == Some(400)
+        && (meaning::says_too_slow(text)
+            || says(&[
+                "execution timeout",
+                "apitimeouterror",
+                "timeout for exceeding",
+            ]))
+        && !says(&[
+            "invalid timeout",
+            "timeout must",
+            "timeout should",
+            "timeout parameter",
+        ]);
+    if (status.is_none() || server_status || bare_400_timed_out)
         && (says(&[
             "timeout",
             // "网关超时 | Gateway Time-out".
@@ -2176,6 +2197,10 @@ const CONTENT_WORDING: &[&str] = &[
     "阻止生成",
 ];
 const AUTH_WORDING: &[&str] = &[
+    // "Bad request: API key is required" (Windmill's AI proxy, under a 400).
+    "api key is required",
+    "api key required",
+    "api_key is required",
     // A credential the server does not hold ("OAuth token is not available": Cherry Studio's
     // Anthropic provider signed out).
     "token is not available",
