@@ -423,6 +423,28 @@ impl Decoder {
         let Some(content) = content.filter(|_| kind == "message" || kind.is_empty()) else {
             return self.emit_error(self.unparseable(&text), out);
         };
+        // A message whose `stop_reason` names an error ("Proxy error (HTTP 429 Too Many
+        // Requests)", khanon's oai-reverse-proxy answering its errors as messages): its text is
+        // the error's report, not an answer.
+        if let Some(reason) = value
+            .get("stop_reason")
+            .and_then(Value::as_str)
+            .filter(|r| r.to_ascii_lowercase().contains("error"))
+        {
+            let said: String = content
+                .iter()
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n");
+            let failure = failure_named_by_words(&said, |v| classify_in_band(v, &self.head))
+                .unwrap_or_else(|| {
+                    LlmFailure::new(
+                        codes::SERVER_ERROR,
+                        format!("the provider ended the message with stop_reason {reason:?}"),
+                    )
+                });
+            return self.emit_error(failure, out);
+        }
         for (index, block) in content.iter().enumerate() {
             match block.get("type").and_then(Value::as_str).unwrap_or("") {
                 "text" => push_text(out, Chunk::Text, block.get("text")),

@@ -527,3 +527,21 @@ fn a_guards_refusal_in_plain_words_under_a_200_is_a_content_filter() {
         assert!(failure.message.contains("neither"), "{}", failure.message);
     }
 }
+
+#[test]
+fn a_message_whose_stop_reason_names_an_error_is_that_error() {
+    // khanon's oai-reverse-proxy answers its errors as an Anthropic message with a 200.
+    let body = json!({
+        "id": "error-1", "type": "message", "role": "assistant", "model": "claude-3-opus",
+        "content": [{"type": "text", "text": "### **Proxy error (HTTP 429 Too Many Requests)**\n\nThe proxy encountered an error.\n\n*You've exceeded your token quota for this model type.*"}],
+        "stop_reason": "Proxy error (HTTP 429 Too Many Requests)", "stop_sequence": null
+    })
+    .to_string();
+    let chunks = common::decode_200(&body, "application/json");
+    let failure = finish_of(&chunks).failure.expect("a failure");
+    assert_eq!(failure.code.as_str(), "QUOTA_EXCEEDED", "{chunks:?}");
+    assert!(
+        text_of(&chunks).is_empty(),
+        "the report is not an answer: {chunks:?}"
+    );
+}

@@ -37,8 +37,10 @@ fn carries_an_error(v: &Value) -> bool {
         "errors",
     ];
     let Some(o) = v.as_object() else { return false };
+    // (midjourney-proxy words its `{"code": 23, "description": "..."}` so.)
     let coded = |o: &serde_json::Map<String, Value>| {
-        o.contains_key("code") && (o.contains_key("message") || o.contains_key("msg"))
+        o.contains_key("code")
+            && (o.contains_key("message") || o.contains_key("msg") || o.contains_key("description"))
     };
     // A body that says it failed (Petals' `{"ok": false, "traceback": ...}`; chatgpt-web's
     // `{"status": "Fail", "message": ..., "data": null}`).
@@ -469,6 +471,24 @@ impl Decoder {
                 let failure = classify_in_band(error, &self.head);
                 return self.emit_error(failure, out);
             }
+            // A result in another API's shape whose `finish_reason` says why nothing came
+            // (Fooocus-API's `[{"base64": null, ..., "finish_reason": "QUEUE_IS_FULL"}]`): its
+            // words, read as an error's, when they name a meaning.
+            let reasons = values
+                .iter()
+                .flat_map(|v| {
+                    v.as_array()
+                        .map_or_else(|| vec![v], |items| items.iter().collect())
+                })
+                .filter_map(|v| v.get("finish_reason").and_then(Value::as_str))
+                .map(|r| r.replace('_', " ").to_ascii_lowercase());
+            for reason in reasons {
+                if let Some(failure) =
+                    failure_named_by_words(&reason, |v| classify_in_band(v, &self.head))
+                {
+                    return self.emit_error(failure, out);
+                }
+            }
             // Nothing at all in JSON (`transformers serve` answers `{}` to a conversation that ends
             // with an assistant turn): no completion and no error, an empty response.
             if let [v @ (Value::Null | Value::Object(_) | Value::Array(_))] = &values[..]
@@ -591,8 +611,16 @@ impl Decoder {
         }
         let failure = classify_in_band(&serde_json::json!({ "message": content }), &self.head);
         let short = content.trim().chars().count() <= STATUS_SENTENCE_CHARS;
-        (failure.code == codes::CONTENT_FILTER || (short && !said_nothing_in_band(failure.code)))
-            .then_some(failure)
+        // A longer text whose first line says it is an error report ("### **Proxy error (HTTP 429
+        // Too Many Requests)**", khanon's oai-reverse-proxy, with the details below it).
+        let headed_as_an_error = content
+            .trim_start()
+            .lines()
+            .next()
+            .is_some_and(|first| first.to_ascii_lowercase().contains("error"));
+        (failure.code == codes::CONTENT_FILTER
+            || ((short || headed_as_an_error) && !said_nothing_in_band(failure.code)))
+        .then_some(failure)
     }
 
     /// A 2xx body that is neither a completion nor an error envelope but a proxy's or a guard's
@@ -694,8 +722,13 @@ impl Decoder {
             "tool_calls" | "function_call" | "tool_use" => FinishKind::ToolCalls,
             "content_filter" | "content_filtered" | "safety" | "recitation"
             | "prohibited_content" | "blocklist" => FinishKind::ContentFilter,
-            // PowerServe's "exception": the error's words as the chunk's content.
-            "error" | "exception" => {
+            // PowerServe's "exception": the error's words as the chunk's content. A reason that
+            // names an error ("Proxy queue error (request killed)") is one too.
+            r if r == "error"
+                || r == "exception"
+                || r.contains(" error")
+                || r.starts_with("error") =>
+            {
                 return Finish {
                     kind: FinishKind::Error,
                     reason: Some(raw.to_string()),

@@ -709,6 +709,34 @@ fn a_gateways_own_error_in_a_completions_content_is_read() {
 }
 
 #[test]
+fn a_zero_token_completion_headed_as_an_error_report_is_that_error() {
+    // khanon's oai-reverse-proxy: a long Markdown report, with the upstream's error inside.
+    let report = "### **Proxy error (HTTP 400 Bad Request)**\n\nThe proxy encountered an error while trying to send your prompt to the API. Further details are provided below.\n\n----\n\n*Assigned key has hit its spending limit. Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.*\n\n```\n{\"error\": {\"type\": \"invalid_request_error\"}}\n```\n\n<!-- oai-proxy-error -->";
+    let body = serde_json::json!({
+        "id": "error-1", "object": "chat.completion",
+        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": report}, "finish_reason": "stop"}]
+    })
+    .to_string();
+    let failure = finish_of(&common::decode_200(&body, "application/json"))
+        .failure
+        .expect("a failure");
+    assert_eq!(failure.code.as_str(), "QUOTA_EXCEEDED");
+    // A long zero-token answer that is no error report is delivered.
+    let answer = serde_json::json!({
+        "id": "c1", "object": "chat.completion",
+        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": format!("Here is a story.\n{}", "The rate limit was hit. ".repeat(20))}, "finish_reason": "stop"}]
+    })
+    .to_string();
+    assert!(
+        finish_of(&common::decode_200(&answer, "application/json"))
+            .failure
+            .is_none()
+    );
+}
+
+#[test]
 fn an_error_finish_without_words_is_named_by_the_next_error_finish() {
     // Jina DeepSearch: `</think>` closes the thinking with finish_reason "error", and the next
     // chunk carries the error's words, also finished by "error".

@@ -61,6 +61,8 @@ pub fn classify_failure(head: &ResponseHead, body: &[u8], provider: &Provider) -
     // The headers' retry-after, else the wait Google's `RetryInfo` detail states: a header speaks
     // for the route the host calls, a gateway's included (Google's own front ends send none).
     let retry_after = retry_after_ms(head).or_else(|| info.as_ref().and_then(|i| i.retry_delay_ms));
+    let retry_after =
+        retry_after.map(|ms| meaning::retry_after_in_its_own_unit(ms, &normalize(&text)));
     let (code, message, body_id) = match &info {
         Some(info) => {
             let message = info.describe(
@@ -457,6 +459,11 @@ const MESSAGE_KEYS: &[&str] = &[
     "human_readable_message",
     // Last: a Python server's traceback, whose final line names the exception and its message.
     "traceback",
+    // midjourney-proxy's `{"code": 23, "description": "队列已满，请稍后尝试"}` and its failed task's
+    // `"failReason": "任务超时"`.
+    "failReason",
+    "fail_reason",
+    "description",
     // Seldon Core's `{"status": {"info": "404 Not Found: ...", "reason":
     // "MICROSERVICE_INTERNAL_ERROR"}}`: before the reason, which is its label there.
     "info",
@@ -519,8 +526,15 @@ fn describe_unstructured(status: u16, text: &str, json: bool, called: &str) -> (
         );
     }
     let quoted = excerpt(text, QUOTE_CHARS);
+    // A body of one code word ("QUEUE_IS_FULL", Fooocus-API's 409) is read as its words too.
+    let said = match quoted.trim() {
+        word if !word.contains(char::is_whitespace) && word.contains('_') => {
+            format!("{word} {}", word.replace('_', " "))
+        }
+        _ => quoted.clone(),
+    };
     (
-        normalize(&quoted),
+        normalize(&said),
         if json {
             format!(
                 "{line} from {called}, with a JSON body in no error shape this adapter knows: {quoted}"
@@ -615,7 +629,11 @@ fn upstream_status_named(text: &str, status: Option<u16>) -> Option<(u16, String
     let upstream = numbered.or_else(phrased).filter(|n| *n != outer)?;
     // "upstream error 429: <empty>" only carries the status: the upstream's failure is what the
     // status says, not the service failure "upstream error" would be on its own.
-    let text = text.replace("upstream error", "upstream");
+    // Nor does the proxy's own "Internal server error." before the upstream's status ("Internal
+    // server error. AxiosError: Request failed with status code 403", suno-api's 500).
+    let text = text
+        .replace("upstream error", "upstream")
+        .replace("internal server error", "");
     let words = text
         .split(' ')
         .filter(|w| {
@@ -684,7 +702,11 @@ fn by_labels(said: &Said) -> Option<FailureCode> {
     let says = |patterns: &[&str]| said.says(patterns);
     // A context label, or one that names the input's limit (DuckDuckGo's `ERR_INPUT_LIMIT`, wrapped
     // by gpt4free).
-    if label(&|l| CONTEXT_LABELS.contains(&l) || l.contains("input_limit")) {
+    // (KoboldAI's `token_overflow`: "Your Max Tokens setting is too low for your current soft
+    // prompt and tokenizer to handle".)
+    if label(&|l| {
+        CONTEXT_LABELS.contains(&l) || l.contains("input_limit") || l.contains("token_overflow")
+    }) {
         return Some(codes::CONTEXT_WINDOW_EXCEEDED);
     }
     // A quota label: a known one, or one that says a quota is insufficient ("insufficient_user_quota").
@@ -766,12 +788,6 @@ fn by_labels(said: &Said) -> Option<FailureCode> {
         return Some(codes::RATE_LIMITED);
     }
     if label(&|l| l.contains("timeout") || l == "deadline_exceeded") {
-        // A wait in the server's queue that ran out ("GLM 队列等待超时，前方仍有 2 个请求" typed
-        // `queue_timeout` under a 503): the requests ahead took the room, not the model its time.
-        // Under a gateway's 504 the status says the time-out ("Queue wait timeout", llmlb).
-        if meaning::says_queue_wait_ran_out(text) && !matches!(said.status, Some(504 | 524)) {
-            return Some(codes::OVERLOADED);
-        }
         return Some(codes::TIMEOUT);
     }
     None
@@ -1399,6 +1415,23 @@ fn says_already_in_progress_zh(text: &str) -> bool {
 /// A request's parameter (参数) said in Chinese to be missing, wrong, invalid or out of range
 /// ("服务必填参数缺失", "服务请求参数dialog错误", "请求参数范围错误"): the request's fault.
 fn says_parameter_wrong_zh(text: &str) -> bool {
+    // A part of the request said to be required or empty: "prompt不能为空" (the prompt may not be
+    // empty), "消息不能为空".
+    if [
+        "prompt",
+        "消息",
+        "内容",
+        "输入",
+        "问题",
+        "messages",
+        "提示词",
+    ]
+    .iter()
+    .any(|part| {
+        text.contains(&format!("{part}不能为空")) || text.contains(&format!("{part} 不能为空"))
+    }) {
+        return true;
+    }
     text.contains("参数")
         && says_any(
             text,
@@ -1946,7 +1979,10 @@ fn says_model_disabled(text: &str) -> bool {
                 .take(4)
                 .collect::<Vec<_>>()
                 .windows(2)
-                .any(|w| matches!(*w[0], "is" | "been" | "was") && *w[1] == "disabled")
+                .any(|w| {
+                    matches!(*w[0], "is" | "been" | "was")
+                        && matches!(*w[1], "disabled" | "invalid")
+                })
     }) || (text.contains("模型") && text.contains("已被禁用"))
 }
 
@@ -2128,6 +2164,10 @@ const SERVICE_FAILURE_WORDING: &[&str] = &[
     "rate limit failed",
     "rate limiter failed",
     "could not connect",
+    "couldn't connect",
+    // "The endpoint cannot be reached" (Lunar's 503): the upstream unreachable, not busy.
+    "cannot be reached",
+    "could not be reached",
     "connection reset",
     "no route to host",
     // A balancer whose every upstream failed ("All providers failed" under llm-lb's 503): the
@@ -2197,6 +2237,12 @@ const CONTENT_WORDING: &[&str] = &[
     "阻止生成",
 ];
 const AUTH_WORDING: &[&str] = &[
+    // A session cookie to renew ("Failed to get session id, you may need to update the
+    // SUNO_COOKIE"): the credential behind a relay.
+    "update the cookie",
+    "update your cookie",
+    "_cookie",
+    "failed to get session id",
     // "Bad request: API key is required" (Windmill's AI proxy, under a 400).
     "api key is required",
     "api key required",

@@ -27,6 +27,21 @@ use crate::types::{FailureCode, codes};
 /// do not.
 pub const QUOTA_HORIZON_MS: u64 = 60 * 60 * 1000;
 
+/// A `retry-after` read as seconds, corrected when the message states the same wait and the header
+/// was in milliseconds: oai-reverse-proxy sends `Retry-After: 38214` beside "Please try again in
+/// 39 seconds". Read as seconds that is ten hours, a quota's horizon and a wait no retry should
+/// take; the words, a thousand times shorter, say what the header meant. Otherwise the header
+/// stands, as it speaks for the route.
+pub fn retry_after_in_its_own_unit(header_ms: u64, text: &str) -> u64 {
+    let as_millis = header_ms / 1000;
+    match retry_horizon_ms(text) {
+        Some(said) if said > 0 && as_millis >= said / 2 && as_millis <= said.saturating_mul(2) => {
+            as_millis
+        }
+        _ => header_ms,
+    }
+}
+
 /// `code` made QUOTA_EXCEEDED when it is a rate limit whose horizon (the `retry-after` header, else
 /// the message's own "retry after N seconds") is [`QUOTA_HORIZON_MS`] or more: waiting a retry's
 /// worth will not cure it ("exceeded token rate limit ... Please retry after 86400 seconds").
@@ -144,6 +159,18 @@ pub fn without_guesses(text: &str) -> std::borrow::Cow<'_, str> {
 /// Whether "too long" is said of time, not of length: "The request took too long to complete and was
 /// timed-out", "taking too long to respond".
 pub fn says_too_slow(text: &str) -> bool {
+    // A request ended for its time in a queue ("terminated by the proxy because it has been in
+    // the queue for more than 5 minutes", oai-reverse-proxy): it got no answer in time, as a
+    // queue's time-to-live expiring does ("request timed out in queue").
+    if says_any(
+        text,
+        &["in the queue for more than", "in queue for more than"],
+    ) && says_any(
+        text,
+        &["terminated", "killed", "cancelled", "canceled", "dropped"],
+    ) {
+        return true;
+    }
     says_any(
         text,
         &[
@@ -439,6 +466,8 @@ pub fn says_queue_full(text: &str) -> bool {
     let words = words(text);
     text.contains("queue is full")
         || text.contains("queue full")
+        // Chinese: "队列已满" (the queue is full).
+        || text.contains("队列已满")
         // A buffer of waiting requests overflowing ("Buffered requests overflow", Paddler).
         || text.contains("requests overflow")
         || text.contains("queue overflow")
@@ -449,18 +478,6 @@ pub fn says_queue_full(text: &str) -> bool {
                     .any(|w| matches!(*w, "exceeds" | "exceeded" | "over" | "above"))
         })
         || (text.contains("queue size") && text.contains("exceed"))
-}
-
-/// A wait in the server's own queue that ran out, with requests still ahead ("GLM
-/// 队列等待超时，前方仍有 2 个请求": the queue wait timed out, two requests ahead; "timed out
-/// waiting in queue"): the servers had no room in time. A caller's own concurrency slot waited
-/// for ("timed out waiting for concurrency slot. Limit: 5 concurrent requests") is its rate, read
-/// by the rate wordings.
-pub fn says_queue_wait_ran_out(text: &str) -> bool {
-    (text.contains("队列") && text.contains("超时"))
-        || (text.contains("queue")
-            && says_any(text, &["timed out", "timeout", "time out"])
-            && !says_any(text, &["concurren", "your "]))
 }
 
 /// The request's length stated beside the model's maximum as two figures, the first over the
@@ -717,6 +734,14 @@ fn says_too_many_in_progress(text: &str) -> bool {
 /// or a quota's `RESOURCE_EXHAUSTED` is not this: they name one resource, not the servers' in the
 /// plural. A worker that failed ("worker crashed") is not one that is busy.
 fn says_none_free(text: &str) -> bool {
+    // Chinese: no instance free ("无可用的账号实例": midjourney-proxy's Discord instances, its
+    // workers, all taken).
+    if ["无可用的账号实例", "无可用实例", "无可用的实例"]
+        .iter()
+        .any(|w| text.contains(w))
+    {
+        return true;
+    }
     const KIND: &[&str] = &[
         "available",
         "free",
@@ -950,6 +975,31 @@ fn says_plan_lacks(text: &str) -> bool {
     ];
     const NOT: &[&str] = &["not", "no", "doesn", "don", "isn", "aren", "without"];
     let words = words(text);
+    // A tier said to fall short ("Subscription tier insufficient", "insufficient plan").
+    if words.windows(2).any(|w| {
+        (PLAN.contains(&w[0]) && w[1] == "insufficient")
+            || (w[0] == "insufficient" && PLAN.contains(&w[1]))
+    }) {
+        return true;
+    }
+    // A paid tier's users only ("model is only supported for premium users", Brave's 403).
+    if says_any(
+        text,
+        &[
+            "only supported for",
+            "only available for",
+            "only available to",
+            "only for",
+        ],
+    ) && words.windows(2).any(|w| {
+        ["premium", "pro", "plus", "paid", "subscribed", "vip"].contains(&w[0])
+            && matches!(
+                w[1],
+                "user" | "users" | "members" | "subscribers" | "accounts" | "plans"
+            )
+    }) {
+        return true;
+    }
     // A paid tier's users only ("plus user only" from a ChatGPT relay, asked for a GPT-4 model):
     // the plan lacks what was asked for.
     const PAID_TIERS: &[&str] = &["plus", "pro", "premium", "paid", "vip", "subscriber"];
@@ -1193,6 +1243,7 @@ const OVERLOAD_WORDING: &[&str] = &[
     "heavy load",
     "high load",
     "high traffic",
+    "heavy traffic",
     "too much traffic",
     // A system past its load, dropping what it can ("system saturated, sheddable request dropped").
     "saturated",
@@ -1399,6 +1450,8 @@ const SHORT_BUDGETS: &[&str] = &[
     "per minute",
     "(tpm)",
     "(rpm)",
+    // "rate limited to 4 prompts per minute" (oai-reverse-proxy's own limit).
+    "prompts per minute",
     // "limited to 10 API calls / minute".
     "/ second",
     "/second",
@@ -1617,6 +1670,26 @@ mod tests {
         assert_eq!(h("Your quota resets in 3 hours"), Some(10_800_000));
         assert_eq!(h("please wait before trying again"), None);
         assert_eq!(h("no horizon here"), None);
+        // In Chinese: "请等待约 24 小时后再试".
+        assert_eq!(
+            h("当前账号的该功能使用次数已达上限，请等待约 24 小时后再试"),
+            Some(86_400_000)
+        );
+    }
+
+    #[test]
+    fn a_retry_after_in_milliseconds_is_read_as_the_words_say() {
+        let words = normalize(
+            "This model type is rate limited to 4 prompts per minute. Please try again in 39 seconds.",
+        );
+        // `Retry-After: 38214` (milliseconds) beside "39 seconds": 38.2 s, not 10.6 hours.
+        assert_eq!(retry_after_in_its_own_unit(38_214_000, &words), 38_214);
+        // A header that agrees with the words, or words that state no wait: the header stands.
+        assert_eq!(retry_after_in_its_own_unit(39_000, &words), 39_000);
+        assert_eq!(
+            retry_after_in_its_own_unit(38_214_000, "rate limited"),
+            38_214_000
+        );
     }
 
     #[test]
