@@ -34,6 +34,9 @@ fn carries_an_error(v: &Value) -> bool {
         "errorMessage",
         "errmsg",
         "err_msg",
+        // Yuan's Megatron server: `{"errCode": 1, "exceptionMsg": "...", "flag": false}`.
+        "errCode",
+        "exceptionMsg",
         "errors",
     ];
     let Some(o) = v.as_object() else { return false };
@@ -226,7 +229,10 @@ impl Decoder {
             .unwrap_or("");
         // (A status event that says it failed, with a message, is one too: Hugging Face chat-ui's
         // `{"type": "status", "status": "error", "message": "No output was generated. ..."}`.)
+        // (An `event: error` is one whatever its data's own `type`: AFFiNE's copilot sends
+        // `"type": "INTERNAL_SERVER_ERROR"` in it.)
         if kind == "error"
+            || event_name == Some("error")
             || v.get("error")
                 .is_some_and(|e| !e.is_null() && e != &Value::Bool(false))
             || v.get("object").and_then(Value::as_str) == Some("error")

@@ -807,6 +807,19 @@ fn an_exception_finish_and_a_workers_error_code_are_in_band_errors() {
 }
 
 #[test]
+fn an_error_event_is_an_error_whatever_its_datas_type() {
+    // AFFiNE's copilot: `event: error` whose data carries a `type` of its own.
+    let body = "event: error\ndata: {\"status\":500,\"type\":\"INTERNAL_SERVER_ERROR\",\"name\":\"NO_COPILOT_PROVIDER_AVAILABLE\",\"message\":\"No copilot provider available: MiniMax-M2.1\"}\n\n";
+    let failure = finish_of(&decoded(body)).failure.expect("a failure");
+    assert_eq!(failure.code.as_str(), "INVALID_REQUEST");
+    assert!(
+        failure.message.contains("No copilot provider available"),
+        "{}",
+        failure.message
+    );
+}
+
+#[test]
 fn a_status_event_that_says_it_failed_is_an_in_band_error() {
     // Hugging Face chat-ui's JSON lines: a status update whose status is "error".
     let body = "{\"type\":\"status\",\"status\":\"started\"}\n{\"type\":\"status\",\"status\":\"error\",\"message\":\"No output was generated. Something went wrong.\"}\n";

@@ -448,6 +448,7 @@ const MESSAGE_KEYS: &[&str] = &[
     "error_msg",
     "errorMessage",
     "errmsg",
+    "exceptionMsg",
     "status_msg",
     // Bisheng: `{"status_code": 12046, "status_message": "...", "data": {...}}`.
     "status_message",
@@ -1057,6 +1058,14 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
     // A gateway with no route for the model (one-api and new-api: "no available channel for model
     // ... under group default", "无可用渠道"): the model is not offered there, whatever the status.
     if says(&["no available channel", "no channel available", "无可用渠道"]) {
+        return Some(codes::INVALID_REQUEST);
+    }
+    // The same said of a provider for the model named ("No copilot provider available:
+    // MiniMax-M2.1", AFFiNE). No provider for a service, with no model named ("No provider found
+    // for the requested service." under a 503), is capacity, read with the status.
+    if text.contains("provider available")
+        && (text.contains("provider available:") || text.contains("for model"))
+    {
         return Some(codes::INVALID_REQUEST);
     }
     // Every credential of a proxy's pool out for a while ("All cookies are temporarily
@@ -2063,6 +2072,10 @@ const WAITED_OUT: &[&str] = &["timed out waiting for", "timeout waiting for"];
 /// The request could not be read or did not validate.
 const INPUT_REJECTED_WORDING: &[&str] = &[
     "validation error",
+    // JSON Schema's bounds on a parameter ("0 is less than the minimum of 1 - 'max_tokens'",
+    // api-for-open-llm's 500).
+    "is less than the minimum of",
+    "is greater than the maximum of",
     // A JSON Schema validator's words for the request's document ("[] is too short - 'messages'",
     // "'model' is a required property", "123 is not of type 'string'").
     "is too short",
@@ -2237,6 +2250,12 @@ const CONTENT_WORDING: &[&str] = &[
     "阻止生成",
 ];
 const AUTH_WORDING: &[&str] = &[
+    // The server's own key for its upstream not set ("OPENAI_API_KEY environment variable not
+    // found", Farfalle): no credential to call with.
+    "api_key environment variable not found",
+    "api_key environment variable is not set",
+    "api_key not set",
+    "api key not set",
     // A session cookie to renew ("Failed to get session id, you may need to update the
     // SUNO_COOKIE"): the credential behind a relay.
     "update the cookie",

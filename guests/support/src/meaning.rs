@@ -1259,6 +1259,12 @@ const OVERLOAD_WORDING: &[&str] = &[
 
 /// Limits only a request's length can break.
 const CONTEXT_LIMITS: &[&str] = &[
+    // transformers' generate(): "Input length of input_ids is 1530, but `max_length` is set to
+    // 1024".
+    "input length of input_ids",
+    // The input and the output summed over the model's limit ("the sum of input and output
+    // seqence lengths shoud be less than 8192", sic, Yuan's Megatron server).
+    "sum of input and output",
     // llama.cpp's `NoKvSlot` ("llama_decode failed: 'NoKvSlot'", "could not find a KV slot for the
     // batch"): the prompt has no room in the context's cache. When the words say the parallel
     // requests took the room, that was read before as overload.
