@@ -210,6 +210,16 @@ impl ErrorInfo {
                     // vLLM's `{"object": "error", "message": ...}`, FastAPI's `{"detail": ...}`.
                     _ => info.read_fields(o),
                 }
+                // Qdrant's `{"status": {"error": "Service internal error: ..."}}`: the error's words
+                // one level down, under `status`.
+                if info.message.is_none()
+                    && let Some(said) = o
+                        .get("status")
+                        .and_then(|s| s.get("error"))
+                        .and_then(Value::as_str)
+                {
+                    info.message = non_empty(said).map(|m| clip(&m, MESSAGE_CHARS));
+                }
                 // A gateway's refusal in the shape of a completion, sent with an error status
                 // (APISIX's moderation plugins: `choices[0].message.content` is the reason).
                 if info.message.is_none()
@@ -782,7 +792,7 @@ fn by_labels(said: &Said) -> Option<FailureCode> {
             // A queue over its limit outranks the rate words beside it ("Too many requests:
             // waiting queue (257) exceeds max-num-seqs (256)." under `rate_limit_exceeded`): the
             // servers' state, stated with its figures.
-            if meaning::says_queue_full(text) {
+            if meaning::says_queue_full(text) || meaning::says_threads_taken(text) {
                 return Some(codes::OVERLOADED);
             }
         }
@@ -906,6 +916,15 @@ fn by_server_side_words(said: &Said) -> Option<FailureCode> {
         "error sending request",
         "could not connect",
     ]) && says(&["timed out", "connect timeout", "connection timeout"])
+    {
+        return Some(codes::TIMEOUT);
+    }
+    // A deadline that passed, under a 5xx, whatever internal error wraps it ("Service internal
+    // error: 2 of 2 read operations failed: Timeout error: Deadline Exceeded ... timed out after
+    // 60 seconds", Qdrant): the operation got no answer in time.
+    if said.server_status
+        && !matches!(said.status, Some(503 | 529))
+        && says(&["deadline exceeded", "timed out after"])
     {
         return Some(codes::TIMEOUT);
     }
@@ -1037,6 +1056,11 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
     ]) {
         return Some(codes::INVALID_REQUEST);
     }
+    // A choice the request must make ("user has access to multiple subscriptions, must specify
+    // subscription using X-MaaS-Subscription header", under a 403): the request's fault.
+    if says(&["must specify", "must be specified"]) && !says_no_credential(text) {
+        return Some(codes::INVALID_REQUEST);
+    }
     // What the request must carry, missing or empty ("The messages in the chat request are
     // empty.", "Job input must contain one of: ..."): the request's fault, whatever the status.
     if says_request_part_empty(text)
@@ -1090,8 +1114,9 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
     if status.is_some_and(|s| (400..500).contains(&s)) && says(WAITED_OUT) {
         return Some(codes::OVERLOADED);
     }
-    // A queue full or over its limit is the servers without room, under any status.
-    if meaning::says_queue_full(text) {
+    // A queue full or over its limit is the servers without room, under any status; so are its
+    // threads all taken.
+    if meaning::says_queue_full(text) || meaning::says_threads_taken(text) {
         return Some(codes::OVERLOADED);
     }
     // Words of overload are overload under a 429, in band, and under a 500 or 502 with no label of
@@ -1790,8 +1815,9 @@ fn says_no_credential(text: &str) -> bool {
     const THERE: &[&str] = &["valid", "found", "set", "configured", "provided"];
     let text = credential_words(text);
     let words = meaning::words(&text);
+    // (A key named by its variable counts: "No OPENAI_API_KEY set", Supabase.)
     words.iter().enumerate().any(|(i, w)| {
-        CREDENTIALS.contains(w)
+        (CREDENTIALS.contains(w) || w.ends_with("_api_key") || w.ends_with("_api_token"))
             && words[i.saturating_sub(4)..i].contains(&"no")
             && meaning::around(&words, i, 4)
                 .iter()

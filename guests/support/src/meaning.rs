@@ -480,6 +480,21 @@ pub fn says_queue_full(text: &str) -> bool {
         || (text.contains("queue size") && text.contains("exceed"))
 }
 
+/// The server's threads for a kind of request all taken ("Throttled because maximum thread count
+/// (8) for request type 'search' has been exceeded", Marqo's 429): its capacity, whatever the
+/// throttling word beside it says.
+pub fn says_threads_taken(text: &str) -> bool {
+    says_any(
+        text,
+        &[
+            "thread count",
+            "worker threads",
+            "maximum threads",
+            "max threads",
+        ],
+    ) && says_any(text, &["exceeded", "exceeds", "reached", "exhausted"])
+}
+
 /// The request's length stated beside the model's maximum as two figures, the first over the
 /// second, with no word of excess: "model max tokens is 8192, request length is 9000".
 pub fn says_length_figures_over_max(text: &str) -> bool {
@@ -831,6 +846,9 @@ pub fn says_allowance_spent(text: &str) -> bool {
             || says(OFFER_ENDED)
             || says_plan_lacks(text)
             || says_used_up(text)
+            // A count of requests that has run out ("Convex OPENAI_API_TOKEN has no requests
+            // remaining. Go sign up for an OpenAI API key").
+            || says(&["no requests remaining", "no requests left", "0 requests remaining"])
             || (says(LONG_BUDGETS) && !says(SHORT_BUDGETS))
             || says_wait_until_a_date(text)
             || says_daily_rule_or_total_quota(text))
@@ -1214,6 +1232,16 @@ fn duration_ms(text: &str) -> Option<u64> {
 /// model has too much traffic now" ("该模型当前访问量过大"), "load too high", "overloaded".
 const OVERLOAD_WORDING: &[&str] = &[
     "overloaded",
+    // "Rejecting execution due to overload: 2 requests already enqueued" (Vespa's 429).
+    "due to overload",
+    "server overload",
+    "system overload",
+    // An engine or a model said to be unavailable, with no more said ("engine is unavailable"
+    // under LLMariner's 500): 503's meaning.
+    "engine is unavailable",
+    "engines are unavailable",
+    "model is unavailable",
+    "model is currently unavailable",
     // "The AI provider is temporarily unavailable. Please try again in a few minutes.": 503's
     // meaning in words (a model "temporarily unavailable" while it scales up, too).
     "temporarily unavailable",
