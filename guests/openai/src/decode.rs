@@ -47,9 +47,11 @@ fn carries_an_error(v: &Value) -> bool {
     };
     // A body that says it failed (Petals' `{"ok": false, "traceback": ...}`; chatgpt-web's
     // `{"status": "Fail", "message": ..., "data": null}`).
+    // (Kernel Memory's `"noResult": true` beside its `noResultReason`.)
     let failed = ["ok", "success"]
         .iter()
         .any(|k| o.get(*k) == Some(&Value::Bool(false)))
+        || (o.get("noResult") == Some(&Value::Bool(true)) && o.contains_key("noResultReason"))
         || (o.get("status").and_then(Value::as_str).is_some_and(|s| {
             [
                 "fail",
@@ -58,6 +60,8 @@ fn carries_an_error(v: &Value) -> bool {
                 "error",
                 "unauthorized",
                 "forbidden",
+                // Yuxi-Know's guard stopping the output ("status": "interrupted").
+                "interrupted",
             ]
             .iter()
             .any(|f| s.eq_ignore_ascii_case(f))
@@ -90,6 +94,10 @@ pub struct Decoder {
     /// A `finish_reason: "error"` whose chunk said no words, held for one more event that may
     /// (see `on_error_finish`).
     wordless_error: Option<Finish>,
+    /// The answer's first words (at most `ERROR_REPORT_CHARS`, and a count of the rest), kept to
+    /// tell an error report written as the answer from an answer when it finishes.
+    said: String,
+    said_chars: usize,
     /// A finish was emitted: the answer is over.
     finished: bool,
     saw_tool_call: bool,
@@ -107,6 +115,8 @@ impl Decoder {
             input: BodyInput::new(),
             pending: None,
             wordless_error: None,
+            said: String::new(),
+            said_chars: 0,
             finished: false,
             saw_tool_call: false,
             saw_message: false,
@@ -135,7 +145,44 @@ impl Decoder {
         for event in events {
             self.on_event(event, &mut out);
         }
+        self.note_said(&out);
         out
+    }
+
+    /// Keeps the first words of what this batch streamed as the answer (see `said`).
+    fn note_said(&mut self, out: &[Chunk]) {
+        for chunk in out {
+            if let Chunk::Text(text) = chunk {
+                self.said_chars += text.chars().count();
+                if self.said_chars <= ERROR_REPORT_CHARS {
+                    self.said.push_str(text);
+                }
+            }
+        }
+    }
+
+    /// An answer that is an error report: the whole text short, opening with "Error:", and naming
+    /// a failure ("Error: 529 - {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\", ...}}",
+    /// Open WebUI's pipelines server; "Error: Internal server error: Not implemented", JManus).
+    /// Such servers stream the upstream's error as content and finish normally. `out` is the
+    /// batch being decoded, whose text `said` does not hold yet.
+    fn error_report_as_answer(&self, out: &[Chunk]) -> Option<LlmFailure> {
+        if self.saw_tool_call {
+            return None;
+        }
+        let mut said = self.said.clone();
+        let mut chars = self.said_chars;
+        for chunk in out {
+            if let Chunk::Text(text) = chunk {
+                chars += text.chars().count();
+                said.push_str(text);
+            }
+        }
+        let report = said.trim_start().strip_prefix("Error:")?;
+        if chars > ERROR_REPORT_CHARS {
+            return None;
+        }
+        failure_named_by_words(report, |v| classify_in_band(v, &self.head))
     }
 
     /// The body is complete.
@@ -202,15 +249,16 @@ impl Decoder {
         // The common chunk shape, typed (see `fast`); everything else below, as a `Value`. An
         // `event:` name that selects another branch of `on_json` keeps the event on that path.
         if self.fast_path
-            && !name.is_some_and(|n| n == "error" || n.starts_with("response."))
+            && !name.is_some_and(|n| names_an_error_event(n) || n.starts_with("response."))
             && let Some(chunk) = fast::parse(data)
         {
             return self.on_chat_typed(chunk, out);
         }
         match serde_json::from_str::<Value>(data) {
             Ok(value) => self.on_json(name, &value, out),
-            // `event: error` with a text payload is still an error.
-            Err(_) if event.event.as_deref() == Some("error") => {
+            // `event: error` with a text payload is still an error (AIDeepin names it
+            // `event:[ERROR]`).
+            Err(_) if event.event.as_deref().is_some_and(names_an_error_event) => {
                 let failure =
                     classify_in_band(&Value::String(excerpt(data, QUOTE_CHARS)), &self.head);
                 self.emit_error(failure, out);
@@ -232,10 +280,13 @@ impl Decoder {
         // (An `event: error` is one whatever its data's own `type`: AFFiNE's copilot sends
         // `"type": "INTERNAL_SERVER_ERROR"` in it.)
         if kind == "error"
-            || event_name == Some("error")
+            || event_name.is_some_and(names_an_error_event)
             || v.get("error")
                 .is_some_and(|e| !e.is_null() && e != &Value::Bool(false))
             || v.get("object").and_then(Value::as_str) == Some("error")
+            // Kernel Memory's answer that found nothing to answer with: `"noResult": true` and
+            // why, in a stream's event.
+            || (v.get("noResult") == Some(&Value::Bool(true)) && v.get("noResultReason").is_some())
             || (kind == "status"
                 && matches!(
                     v.get("status").and_then(Value::as_str),
@@ -788,10 +839,34 @@ impl Decoder {
     }
 
     fn emit_finish(&mut self, finish: Finish, out: &mut Vec<Chunk>) {
+        let finish = match finish.kind {
+            FinishKind::Stop if finish.failure.is_none() => {
+                match self.error_report_as_answer(out) {
+                    Some(failure) => Finish {
+                        kind: FinishKind::Error,
+                        failure: Some(failure),
+                        ..finish
+                    },
+                    None => finish,
+                }
+            }
+            _ => finish,
+        };
         self.pending = None;
         self.finished = true;
         out.push(Chunk::Finish(finish));
     }
+}
+
+/// The longest answer still read as an error report when it opens with "Error:" (see
+/// `Decoder::error_report_as_answer`): a sentence or two and an upstream's error body.
+const ERROR_REPORT_CHARS: usize = 1_000;
+
+/// An SSE event name that says error: `error`, or AIDeepin's `[ERROR]`.
+fn names_an_error_event(name: &str) -> bool {
+    name.trim()
+        .trim_matches(['[', ']'])
+        .eq_ignore_ascii_case("error")
 }
 
 fn finish(kind: FinishKind, reason: &str) -> Finish {

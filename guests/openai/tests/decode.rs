@@ -807,6 +807,52 @@ fn an_exception_finish_and_a_workers_error_code_are_in_band_errors() {
 }
 
 #[test]
+fn a_short_answer_that_is_an_error_report_is_that_error() {
+    // Open WebUI's pipelines server streams the upstream's error as the answer.
+    let chunk = |text: &str| {
+        serde_json::json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": null}]}).to_string()
+    };
+    let stop = r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#;
+    let body = sse(&[
+        &chunk("Error: 529 - "),
+        &chunk(r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#),
+        stop,
+    ]);
+    let f = finish_of(&decoded(&body));
+    assert_eq!(f.kind, FinishKind::Error);
+    assert_eq!(f.failure.expect("a failure").code.as_str(), "OVERLOADED");
+    // An answer that opens with "Error:" but names no failure is an answer ...
+    let f = finish_of(&decoded(&sse(&[
+        &chunk("Error: division by zero on line 3."),
+        stop,
+    ])));
+    assert_eq!((f.kind, f.failure), (FinishKind::Stop, None));
+    // ... and so is a long one, whatever it says.
+    let long = format!(
+        "Error: rate limit exceeded. {}",
+        "Here is why that happens. ".repeat(60)
+    );
+    let f = finish_of(&decoded(&sse(&[&chunk(&long), stop])));
+    assert_eq!((f.kind, f.failure), (FinishKind::Stop, None));
+}
+
+#[test]
+fn other_error_event_forms_are_errors() {
+    // AIDeepin: `event:[ERROR]` with plain words.
+    let f = finish_of(&decoded("event:[ERROR]\ndata:Too many requests\n\n"));
+    assert_eq!(f.failure.expect("a failure").code.as_str(), "RATE_LIMITED");
+    // Kernel Memory: an answer that found nothing, and why.
+    let body = sse(&[
+        r#"{"streamState":"reset","noResult":true,"noResultReason":"Content moderation","text":"Sorry."}"#,
+    ]);
+    let f = finish_of(&decoded(&body));
+    assert_eq!(
+        f.failure.expect("a failure").code.as_str(),
+        "CONTENT_FILTER"
+    );
+}
+
+#[test]
 fn an_error_event_is_an_error_whatever_its_datas_type() {
     // AFFiNE's copilot: `event: error` whose data carries a `type` of its own.
     let body = "event: error\ndata: {\"status\":500,\"type\":\"INTERNAL_SERVER_ERROR\",\"name\":\"NO_COPILOT_PROVIDER_AVAILABLE\",\"message\":\"No copilot provider available: MiniMax-M2.1\"}\n\n";

@@ -470,6 +470,8 @@ const MESSAGE_KEYS: &[&str] = &[
     "human_readable_message",
     // Last: a Python server's traceback, whose final line names the exception and its message.
     "traceback",
+    // Kernel Memory's `{"noResult": true, "noResultReason": "Content moderation"}`.
+    "noResultReason",
     // midjourney-proxy's `{"code": 23, "description": "队列已满，请稍后尝试"}` and its failed task's
     // `"failReason": "任务超时"`.
     "failReason",
@@ -1064,6 +1066,7 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
     // What the request must carry, missing or empty ("The messages in the chat request are
     // empty.", "Job input must contain one of: ..."): the request's fault, whatever the status.
     if says_request_part_empty(text)
+        || meaning::says_output_parameter_over_cap(text)
         || says(&["must contain", "must include one of"])
         // "Exactly one of image_url or image_base64 must be provided" (under OmniServe's 500).
         || (says(&["must be provided", "must be supplied"])
@@ -1669,6 +1672,14 @@ fn says_answer_empty(text: &str) -> bool {
                 && words[i + 1..(i + 3).min(words.len())]
                     .iter()
                     .any(|w| matches!(*w, "sent" | "received" | "returned")))
+            // "No response produced by agent", "No completion returned": nothing came back.
+            || (words[i] == "no"
+                && words
+                    .get(i + 1)
+                    .is_some_and(|w| matches!(*w, "response" | "completion" | "output" | "answer"))
+                && words
+                    .get(i + 2)
+                    .is_some_and(|w| matches!(*w, "produced" | "returned" | "generated")))
             // "No images generated", "no content generated": nothing came of the generation.
             || (words[i] == "generated"
                 && i >= 2
@@ -1715,7 +1726,7 @@ fn says_request_part_empty(text: &str) -> bool {
         return true;
     }
     // A part the request must carry not in it ("No user message found in the request").
-    if (text.starts_with("no ") || text.contains(" not found in"))
+    if (text.starts_with("no ") || text.contains(" not found in") || text.contains(": no "))
         && meaning::says_any(text, &["found in the request", "found in request"])
     {
         return true;
@@ -1854,8 +1865,9 @@ fn says_credential_invalid(text: &str) -> bool {
 /// An account suspended, deactivated, disabled or banned, named as such within three words, or in
 /// Chinese ("账号已被自动封禁 24 小时": the account banned, 账号/账户 with 封禁, 禁用, 冻结 or 停用).
 fn says_account_shut_off(text: &str) -> bool {
-    if ["账号", "账户"].iter().any(|a| text.contains(a))
-        && ["封禁", "禁用", "冻结", "停用"]
+    // (A login locked too: "登录被锁定，请稍后重试", Yuxi-Know's 423.)
+    if ["账号", "账户", "登录"].iter().any(|a| text.contains(a))
+        && ["封禁", "禁用", "冻结", "停用", "锁定"]
             .iter()
             .any(|w| text.contains(w))
     {
@@ -2181,6 +2193,8 @@ const SERVICE_FAILURE_WORDING: &[&str] = &[
     // Apache ShenYu: "Can not find healthy upstream url after failover!".
     "find healthy upstream",
     "no healthy backend",
+    // "No reachable backends found." (ollama_proxy_server's 503).
+    "no reachable backend",
     // A provider's outage or a failure it could not name ("OpenAI is experiencing issues", "There
     // was an unexpected issue getting a response from the AI model").
     "is experiencing issues",
@@ -2270,6 +2284,8 @@ const CONTENT_WORDING: &[&str] = &[
     // Chinese: blocked for compliance ("内容由于合规问题已被阻止生成"), content in violation.
     "合规问题",
     "内容违规",
+    // "Detected undesirable content with potential risk: Violence (4)" (Chat Copilot).
+    "undesirable content",
     // "不要提问违禁内容" (do not ask about prohibited content: a keyword guard's refusal).
     "违禁内容",
     "违规内容",

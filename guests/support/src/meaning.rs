@@ -247,6 +247,8 @@ fn says_token_count_over_a_limit(text: &str) -> bool {
         "beyond the",
         "at most",
         "maximum",
+        // "max tokens reached" (read as the request's above).
+        "tokens reached",
     ];
     const NOT_A_LENGTH: &[&str] = &[
         "wait",
@@ -282,6 +284,8 @@ fn says_token_count_over_a_limit(text: &str) -> bool {
                 "exceed max tokens",
                 "exceeds max tokens",
                 "exceeded max tokens",
+                // "Unable to use memory, max tokens reached" (Kernel Memory, as an error).
+                "max tokens reached",
             ],
         ) && !named(OUTPUT));
     // A count named as one word ("length of prompt_tokens (139216) must be less than
@@ -1104,9 +1108,28 @@ pub fn is_silent_overflow(finished_by_length: bool, has_output: bool) -> bool {
 /// output tokens generated". The output parameter is named and the input is not: a sum of the input
 /// and the output over a limit (TGI's "`inputs` tokens + `max_new_tokens` must be <= 2048", "input
 /// length and max_tokens exceed context limit") is an overflow.
+/// An output parameter said to go over its cap ("Combined tokens (budget_tokens 32768 +
+/// max_tokens 40000 = 72768) exceeds the maximum limit of 64000", "max_tokens (10000) cannot
+/// exceed 8192"): the request's parameters are wrong, not its length.
+pub fn says_output_parameter_over_cap(text: &str) -> bool {
+    says_output_parameter_cap(text)
+        && says_any(
+            text,
+            &[
+                "exceed",
+                "greater than",
+                "more than",
+                "larger than",
+                "over the",
+            ],
+        )
+}
+
 fn says_output_parameter_cap(text: &str) -> bool {
     const OUTPUT_PARAMETERS: &[&str] = &[
         "max_tokens",
+        // Anthropic's thinking budget, summed with max_tokens.
+        "budget_tokens",
         "max_new_tokens",
         "max_completion_tokens",
         "max_output_tokens",
@@ -1365,6 +1388,8 @@ const EXCESS: &[&str] = &[
 /// What can be too long.
 const LONG_SUBJECTS: &[&str] = &[
     "prompt",
+    // "Question too long, max 4096 tokens" (AIDeepin): the user's input.
+    "question",
     "input",
     "inputs",
     "request",
