@@ -151,6 +151,11 @@ impl Decoder {
 
     /// Keeps the first words of what this batch streamed as the answer (see `said`).
     fn note_said(&mut self, out: &[Chunk]) {
+        // Past the limit nothing more is kept or counted: the answer is no error report, and the
+        // hot path pays one comparison per read.
+        if self.said_chars > ERROR_REPORT_CHARS {
+            return;
+        }
         for chunk in out {
             if let Chunk::Text(text) = chunk {
                 self.said_chars += text.chars().count();
