@@ -533,6 +533,13 @@ impl Decoder {
                 let failure = classify_in_band(error, &self.head);
                 return self.emit_error(failure, out);
             }
+            // An app's answer marked as an error, with its words inside (Home Assistant's
+            // `"response_type": "error"`; a Moodle plugin's `{"code": 429, "string": "error",
+            // "result": "{\"message\": ...}"}`), or one string and nothing else (Willow's
+            // `{"response": "Chatbot not installed or supported"}`).
+            if let Some(failure) = values.iter().find_map(|v| self.app_error(v)) {
+                return self.emit_error(failure, out);
+            }
             // A result in another API's shape whose `finish_reason` says why nothing came
             // (Fooocus-API's `[{"base64": null, ..., "finish_reason": "QUEUE_IS_FULL"}]`): its
             // words, read as an error's, when they name a meaning.
@@ -695,6 +702,36 @@ impl Decoder {
     fn meaning_or_unparseable(&self, said: &str, body: &str, json: bool) -> LlmFailure {
         failure_named_by_words(said, |v| classify_in_band(v, &self.head))
             .unwrap_or_else(|| self.unparseable(body, json))
+    }
+
+    /// A 2xx JSON object in no API's shape that is an app's error: marked so (`response_type`,
+    /// `string` or `status` of "error", at its top or one level down), its words the longest text
+    /// inside (a JSON string inside is read for its `message`) and its `code`, if a status, read
+    /// as the error's status; or a lone string field whose words name a failure.
+    fn app_error(&self, v: &Value) -> Option<LlmFailure> {
+        let o = v.as_object()?;
+        let marks_error = |o: &serde_json::Map<String, Value>| {
+            ["response_type", "string", "status"]
+                .iter()
+                .any(|k| o.get(*k).and_then(Value::as_str) == Some("error"))
+        };
+        let marked = marks_error(o) || o.values().filter_map(Value::as_object).any(marks_error);
+        if !marked {
+            if let [Value::String(said)] = o.values().collect::<Vec<_>>()[..] {
+                return failure_named_by_words(said, |v| classify_in_band(v, &self.head));
+            }
+            return None;
+        }
+        let said = longest_words(v, 0)?;
+        let code = o
+            .get("code")
+            .and_then(Value::as_u64)
+            .filter(|c| (100..=599).contains(c));
+        let mut error = serde_json::json!({ "message": said });
+        if let Some(code) = code {
+            error["code"] = code.into();
+        }
+        Some(classify_in_band(&error, &self.head))
     }
 
     /// A whole answer with nothing in it: `what` says what came ("an empty body ...").
@@ -866,6 +903,31 @@ impl Decoder {
 /// The longest answer still read as an error report when it opens with "Error:" (see
 /// `Decoder::error_report_as_answer`): a sentence or two and an upstream's error body.
 const ERROR_REPORT_CHARS: usize = 1_000;
+
+/// The longest text inside a value, four levels down at most; a string that is itself a JSON
+/// object gives its `message` (a Moodle plugin's `"result": "{\"message\": ...}"`).
+fn longest_words(v: &Value, depth: usize) -> Option<String> {
+    match v {
+        Value::String(s) => match serde_json::from_str::<Value>(s) {
+            Ok(Value::Object(inner)) => inner
+                .get("message")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .or_else(|| Some(s.clone())),
+            _ => Some(s.clone()),
+        },
+        Value::Object(o) if depth < 4 => o
+            .values()
+            .filter_map(|v| longest_words(v, depth + 1))
+            .max_by_key(String::len),
+        Value::Array(items) if depth < 4 => items
+            .iter()
+            .filter_map(|v| longest_words(v, depth + 1))
+            .max_by_key(String::len),
+        _ => None,
+    }
+    .filter(|s| !s.trim().is_empty())
+}
 
 /// An SSE event name that says error: `error`, or AIDeepin's `[ERROR]`.
 fn names_an_error_event(name: &str) -> bool {

@@ -837,6 +837,36 @@ fn a_short_answer_that_is_an_error_report_is_that_error() {
 }
 
 #[test]
+fn an_apps_answer_marked_as_an_error_is_read_for_its_words() {
+    // Home Assistant's conversation answer: the words deep inside, the mark one level down.
+    let ha = r#"{"response":{"speech":{"plain":{"speech":"Sorry, I had a problem talking to OpenAI: You exceeded your current quota, please check your plan and billing details.","extra_data":null}},"card":{},"language":"en","response_type":"error","data":{"code":"unknown"}},"conversation_id":null}"#;
+    let failure = finish_of(&common::decode_200(ha, "application/json"))
+        .failure
+        .expect("a failure");
+    assert_eq!(failure.code.as_str(), "QUOTA_EXCEEDED");
+    // A Moodle plugin: the words in a JSON string, the status as `code`.
+    let moodle = r#"{"code": 403, "string": "error", "result": "{"message": "Your tenant manager has blocked access to the AI tools for you"}"}"#;
+    let failure = finish_of(&common::decode_200(moodle, "application/json"))
+        .failure
+        .expect("a failure");
+    assert_eq!(failure.code.as_str(), "AUTH");
+    assert!(
+        failure.message.contains("tenant manager"),
+        "{}",
+        failure.message
+    );
+    // One string and nothing else is read only when its words name a failure.
+    let f = finish_of(&common::decode_200(
+        r#"{"response":"Chatbot not installed or supported"}"#,
+        "application/json",
+    ));
+    assert_eq!(
+        f.failure.expect("a failure").code.as_str(),
+        "INVALID_REQUEST"
+    );
+}
+
+#[test]
 fn other_error_event_forms_are_errors() {
     // AIDeepin: `event:[ERROR]` with plain words.
     let f = finish_of(&decoded("event:[ERROR]\ndata:Too many requests\n\n"));

@@ -910,6 +910,11 @@ fn by_server_side_words(said: &Said) -> Option<FailureCode> {
     // 500's reason phrase count only under another status: under a 5xx they say no more than the
     // status, and the words after them may name the request's fault ("500 Internal Server Error:
     // ... Reason: The messages in the chat request are empty.").
+    // An upstream too slow or out of reach, said at once ("The API took too long to process your
+    // request or could not be reached in a reasonable time", a cURL time-out): the time-out.
+    if meaning::says_too_slow(text) && says(&["could not be reached", "cannot be reached"]) {
+        return Some(codes::TIMEOUT);
+    }
     // A connection to the backend that timed out ("Failed to connect to TEI service: error sending
     // request for url (...): operation timed out"): the upstream did not answer in time, which the
     // connection words below would call a failure.
@@ -929,6 +934,12 @@ fn by_server_side_words(said: &Said) -> Option<FailureCode> {
         && says(&["deadline exceeded", "timed out after"])
     {
         return Some(codes::TIMEOUT);
+    }
+    // An upstream's answer said to be empty, however the proxy words its failure ("provider
+    // request failed: invalid response: empty result and no error", Morpheus's 500): the empty
+    // answer is the cause named.
+    if says_upstream_answer_broken(text) && says_answer_empty(text) {
+        return Some(codes::EMPTY_RESPONSE);
     }
     if says(SERVICE_FAILURE_WORDING)
         || says_status_internal(text)
@@ -1069,7 +1080,7 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
         || meaning::says_output_parameter_over_cap(text)
         || says(&["must contain", "must include one of"])
         // "Exactly one of image_url or image_base64 must be provided" (under OmniServe's 500).
-        || (says(&["must be provided", "must be supplied"])
+        || (says(&["must be provided", "must be supplied", "has to be set", "must be set", "has to be provided"])
             && !says(&["api key", "api-key", "api_key", "token", "authorization", "credential"]))
         || says(&["exactly one of"])
         || says_request_parameter_constrained(text)
@@ -1652,7 +1663,9 @@ fn says_answer_empty(text: &str) -> bool {
                     .iter()
                     .any(|w| ANSWER.contains(w)))
             || (words[i] == "empty"
-                && next.is_some_and(|w| matches!(w, "completion" | "output" | "answer" | "response")))
+                && next.is_some_and(|w| {
+                    matches!(w, "completion" | "output" | "answer" | "response" | "result")
+                }))
             // "Google AI Studio Candidate text empty": the answer's text, not a request's part.
             || (words[i] == "empty"
                 && i >= 1
@@ -1954,6 +1967,8 @@ fn says_model_not_offered(text: &str) -> bool {
     }
     const NOT_OFFERED: &[&str] = &[
         "is not supported",
+        // "Chatbot not installed or supported" (Willow).
+        "not installed",
         // "model 'gpt-4o' is not not yet supported" (sic).
         "not yet supported",
         "not found",
@@ -1970,7 +1985,7 @@ fn says_model_not_offered(text: &str) -> bool {
             meaning::words(&before[from..]).iter().any(|w| {
                 matches!(
                     *w,
-                    "model" | "deployment" | "agent" | "assistant" | "bot" | "workflow"
+                    "model" | "deployment" | "agent" | "assistant" | "bot" | "chatbot" | "workflow"
                 )
             })
         })
@@ -2284,6 +2299,8 @@ const CONTENT_WORDING: &[&str] = &[
     // Chinese: blocked for compliance ("内容由于合规问题已被阻止生成"), content in violation.
     "合规问题",
     "内容违规",
+    // German: "Die Anfrage wurde wegen unangemessener Inhalte automatisch blockiert." (telli).
+    "unangemessene",
     // "Detected undesirable content with potential risk: Violence (4)" (Chat Copilot).
     "undesirable content",
     // "不要提问违禁内容" (do not ask about prohibited content: a keyword guard's refusal).
@@ -2292,6 +2309,13 @@ const CONTENT_WORDING: &[&str] = &[
     "阻止生成",
 ];
 const AUTH_WORDING: &[&str] = &[
+    // A caller's address or identity not on the list ("Container not allowed for address",
+    // Ritual's Infernet node).
+    "not allowed for address",
+    "address not allowed",
+    "not whitelisted",
+    "not on the allowlist",
+    "not in the allowlist",
     // The server's own key for its upstream not set ("OPENAI_API_KEY environment variable not
     // found", Farfalle): no credential to call with.
     "api_key environment variable not found",

@@ -789,7 +789,9 @@ fn says_none_free(text: &str) -> bool {
             [.., "no" | "enough" | "insufficient"] | [.., "out", "of"]
         );
         match words[i] {
-            "resources" | "worker" | "workers" => none_before,
+            // (Moshi's "no free channels", Apex's "No available miners": its workers; "no free
+            // slots".)
+            "resources" | "worker" | "workers" | "channels" | "slots" | "miners" => none_before,
             // Endpoints only when said to be free ("no endpoints available for the given
             // request", "no available endpoints"): one endpoint not found is a wrong path.
             "endpoint" | "endpoints" => {
@@ -1415,6 +1417,9 @@ const SHORTEN: &[&str] = &[
 ];
 const MONEY: &[&str] = &[
     "credit",
+    // "You have reached the price limit" (telli): a spending cap.
+    "price limit",
+    "cost limit",
     // Phrases, not the bare word: a "load balancer" is not money.
     "insufficient balance",
     "balance is insufficient",
@@ -1535,6 +1540,9 @@ const LONG_BUDGETS: &[&str] = &[
     "in 30 days",
     "per day",
     "per-day",
+    // "only allowed to send 50 requests in a period of 1 day" (a Moodle AI manager).
+    "period of 1 day",
+    "period of one day",
     // A budget's name as one word ("Maximum tokens_per_day reached", Zed's LLM service).
     "_per_day",
     "daily",
