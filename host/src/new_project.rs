@@ -79,6 +79,7 @@ const WIT: &[Embedded] = embed! {
 
 /// The Rust guest SDK's sources, verbatim; its manifest is rendered from `templates/rust-sdk`.
 const RUST_SDK: &[Embedded] = embed! {
+    "vendor/dsh-guest-support/src/answer.rs" => "guests/support/src/answer.rs",
     "vendor/dsh-guest-support/src/body.rs" => "guests/support/src/body.rs",
     "vendor/dsh-guest-support/src/classify.rs" => "guests/support/src/classify.rs",
     "vendor/dsh-guest-support/src/fixtures.rs" => "guests/support/src/fixtures.rs",

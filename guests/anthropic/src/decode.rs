@@ -35,6 +35,7 @@ use crate::text::{QUOTE_CHARS, excerpt, html_title, looks_like_html};
 use crate::types::{
     Chunk, Finish, FinishKind, LlmFailure, ResponseHead, ToolCallDelta, Usage, codes,
 };
+use dsh_guest_support::answer::{AnswerHead, declared_empty};
 use dsh_guest_support::body::BodyInput;
 use dsh_guest_support::classify::failure_named_by_words;
 
@@ -144,6 +145,9 @@ pub struct Decoder {
     kept: BTreeMap<u64, Kept>,
     /// Whether the typed fast path is used (see `fast`); off only to compare it in tests.
     fast_path: bool,
+    /// The answer's first words, to tell an error report written as the answer (a proxy's
+    /// "Error: ...") from an answer when it finishes.
+    answer: AnswerHead,
 }
 
 impl Decoder {
@@ -158,6 +162,7 @@ impl Decoder {
             saw_tool_call: false,
             kept: BTreeMap::new(),
             fast_path: true,
+            answer: AnswerHead::default(),
         }
     }
 
@@ -181,6 +186,7 @@ impl Decoder {
         for event in events {
             self.on_event(event, &mut out);
         }
+        self.answer.note(&out);
         out
     }
 
@@ -405,6 +411,21 @@ impl Decoder {
         let raw = self.input.take_raw();
         let text = String::from_utf8_lossy(&raw);
         if text.trim().is_empty() && !self.input.raw_too_large() {
+            // A body declared empty is complete, and empty; any other is left to the host, which
+            // says truncated.
+            if declared_empty(&self.head) {
+                let failure = LlmFailure {
+                    request_id: header_request_id(&self.head),
+                    ..LlmFailure::new(
+                        codes::EMPTY_RESPONSE,
+                        format!(
+                            "the provider answered HTTP {} with an empty body (content-length: 0)",
+                            self.head.status
+                        ),
+                    )
+                };
+                self.emit_error(failure, out);
+            }
             return;
         }
         let value = match serde_json::from_str::<Value>(text.trim()) {
@@ -595,6 +616,23 @@ impl Decoder {
     }
 
     fn emit_finish(&mut self, finish: Finish, out: &mut Vec<Chunk>) {
+        // An answer that is an error report, finished as an answer (see `AnswerHead`).
+        let finish = match finish.kind {
+            FinishKind::Stop if finish.failure.is_none() && !self.saw_tool_call => {
+                match self
+                    .answer
+                    .error_report(out, |v| classify_in_band(v, &self.head))
+                {
+                    Some(failure) => Finish {
+                        kind: FinishKind::Error,
+                        failure: Some(failure),
+                        ..finish
+                    },
+                    None => finish,
+                }
+            }
+            _ => finish,
+        };
         self.finished = true;
         self.input.discard_raw();
         out.push(Chunk::Finish(finish));

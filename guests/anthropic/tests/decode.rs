@@ -545,3 +545,34 @@ fn a_message_whose_stop_reason_names_an_error_is_that_error() {
         "the report is not an answer: {chunks:?}"
     );
 }
+
+#[test]
+fn a_short_answer_that_is_an_error_report_is_that_error_and_a_declared_empty_body_is_empty() {
+    // A proxy in Anthropic's shape streaming its upstream's failure as the answer.
+    let mut events = vec![START.to_string()];
+    events.extend(text_block(
+        0,
+        &[
+            "Error: 429 - ",
+            r#"{"type":"error","error":{"type":"rate_limit_error","message":"rate limited"}}"#,
+        ],
+    ));
+    events.push(message_delta(r#""end_turn""#, 3));
+    events.push(r#"{"type":"message_stop"}"#.to_string());
+    let f = finish_of(&decoded(&body_of(&events)));
+    assert_eq!(f.kind, FinishKind::Error);
+    assert_eq!(f.failure.expect("a failure").code.as_str(), "RATE_LIMITED");
+    // An answer that opens with "Error:" and names no failure is an answer.
+    let mut events = vec![START.to_string()];
+    events.extend(text_block(0, &["Error: division by zero on line 3."]));
+    events.push(message_delta(r#""end_turn""#, 3));
+    events.push(r#"{"type":"message_stop"}"#.to_string());
+    let f = finish_of(&decoded(&body_of(&events)));
+    assert_eq!((f.kind, f.failure), (FinishKind::Stop, None));
+    // `content-length: 0`: complete and empty.
+    let chunks = common::decode_split_with(&head(200, &[("content-length", "0")]), b"", &[0]);
+    assert_eq!(
+        finish_of(&chunks).failure.expect("a failure").code.as_str(),
+        "EMPTY_RESPONSE"
+    );
+}

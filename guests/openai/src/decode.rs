@@ -19,6 +19,7 @@ use crate::tools::ToolIndexer;
 use crate::types::{
     Chunk, Finish, FinishKind, LlmFailure, ResponseHead, ToolCallDelta, Usage, codes,
 };
+use dsh_guest_support::answer::{AnswerHead, declared_empty};
 use dsh_guest_support::body::BodyInput;
 use dsh_guest_support::classify::{failure_named_by_words, names_a_message, said_nothing_in_band};
 
@@ -94,10 +95,9 @@ pub struct Decoder {
     /// A `finish_reason: "error"` whose chunk said no words, held for one more event that may
     /// (see `on_error_finish`).
     wordless_error: Option<Finish>,
-    /// The answer's first words (at most `ERROR_REPORT_CHARS`, and a count of the rest), kept to
-    /// tell an error report written as the answer from an answer when it finishes.
-    said: String,
-    said_chars: usize,
+    /// The answer's first words, to tell an error report written as the answer from an answer
+    /// when it finishes.
+    answer: AnswerHead,
     /// A finish was emitted: the answer is over.
     finished: bool,
     saw_tool_call: bool,
@@ -115,8 +115,7 @@ impl Decoder {
             input: BodyInput::new(),
             pending: None,
             wordless_error: None,
-            said: String::new(),
-            said_chars: 0,
+            answer: AnswerHead::default(),
             finished: false,
             saw_tool_call: false,
             saw_message: false,
@@ -145,49 +144,18 @@ impl Decoder {
         for event in events {
             self.on_event(event, &mut out);
         }
-        self.note_said(&out);
+        self.answer.note(&out);
         out
     }
 
-    /// Keeps the first words of what this batch streamed as the answer (see `said`).
-    fn note_said(&mut self, out: &[Chunk]) {
-        // Past the limit nothing more is kept or counted: the answer is no error report, and the
-        // hot path pays one comparison per read.
-        if self.said_chars > ERROR_REPORT_CHARS {
-            return;
-        }
-        for chunk in out {
-            if let Chunk::Text(text) = chunk {
-                self.said_chars += text.chars().count();
-                if self.said_chars <= ERROR_REPORT_CHARS {
-                    self.said.push_str(text);
-                }
-            }
-        }
-    }
-
-    /// An answer that is an error report: the whole text short, opening with "Error:", and naming
-    /// a failure ("Error: 529 - {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\", ...}}",
-    /// Open WebUI's pipelines server; "Error: Internal server error: Not implemented", JManus).
-    /// Such servers stream the upstream's error as content and finish normally. `out` is the
-    /// batch being decoded, whose text `said` does not hold yet.
+    /// An answer that is an error report (see `AnswerHead::error_report`); never one that called
+    /// tools. `out` is the batch being decoded.
     fn error_report_as_answer(&self, out: &[Chunk]) -> Option<LlmFailure> {
         if self.saw_tool_call {
             return None;
         }
-        let mut said = self.said.clone();
-        let mut chars = self.said_chars;
-        for chunk in out {
-            if let Chunk::Text(text) = chunk {
-                chars += text.chars().count();
-                said.push_str(text);
-            }
-        }
-        let report = said.trim_start().strip_prefix("Error:")?;
-        if chars > ERROR_REPORT_CHARS {
-            return None;
-        }
-        failure_named_by_words(report, |v| classify_in_band(v, &self.head))
+        self.answer
+            .error_report(out, |v| classify_in_band(v, &self.head))
     }
 
     /// The body is complete.
@@ -491,7 +459,7 @@ impl Decoder {
             // A body declared empty (`content-length: 0`, copilot-gpt4-service's bare 200 when its
             // upstream failed) is complete, and empty. Any other empty body may have been cut off
             // before its first byte: nothing is emitted, and the host says truncated.
-            if self.head.header("content-length").map(str::trim) == Some("0") {
+            if declared_empty(&self.head) {
                 let failure = self.empty_response("an empty body (content-length: 0)");
                 self.emit_error(failure, out);
             }
@@ -899,10 +867,6 @@ impl Decoder {
         out.push(Chunk::Finish(finish));
     }
 }
-
-/// The longest answer still read as an error report when it opens with "Error:" (see
-/// `Decoder::error_report_as_answer`): a sentence or two and an upstream's error body.
-const ERROR_REPORT_CHARS: usize = 1_000;
 
 /// The longest text inside a value, four levels down at most; a string that is itself a JSON
 /// object gives its `message` (a Moodle plugin's `"result": "{\"message\": ...}"`).

@@ -12,6 +12,7 @@
 //! docs/writing-guests.md documents what each module offers. Keep it usable from there: no path
 //! outside this crate but `../../wit/0.2.0` and, for the test helpers, `../../tests/fixtures`.
 
+pub mod answer;
 pub mod body;
 pub mod classify;
 pub mod json;

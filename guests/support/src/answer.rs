@@ -1,0 +1,69 @@
+//! What a decoder keeps of the answer it streams, to tell at the finish whether the answer was
+//! really an error report: some servers stream their upstream's failure as the answer's text and
+//! finish normally (Open WebUI's pipelines server: "Error: 529 - {\"type\":\"error\", ...}";
+//! JManus: "Error: Internal server error: Not implemented"). Shared by the Rust adapters.
+
+use serde_json::Value;
+
+use crate::classify::failure_named_by_words;
+use crate::types::{Chunk, LlmFailure, ResponseHead};
+
+/// The longest answer still read as an error report: a sentence or two and an upstream's error
+/// body. Past it, nothing more is kept or counted, so a long answer costs one comparison per read.
+pub const ERROR_REPORT_CHARS: usize = 1_000;
+
+/// The answer's first words, and a count of them up to [`ERROR_REPORT_CHARS`].
+#[derive(Debug, Default)]
+pub struct AnswerHead {
+    said: String,
+    chars: usize,
+}
+
+impl AnswerHead {
+    /// Keeps the text a batch of chunks streamed as the answer.
+    pub fn note(&mut self, out: &[Chunk]) {
+        if self.chars > ERROR_REPORT_CHARS {
+            return;
+        }
+        for chunk in out {
+            if let Chunk::Text(text) = chunk {
+                self.chars += text.chars().count();
+                if self.chars <= ERROR_REPORT_CHARS {
+                    self.said.push_str(text);
+                }
+            }
+        }
+    }
+
+    /// The failure the whole answer reports, if it is an error report: at most
+    /// [`ERROR_REPORT_CHARS`], opening with "Error:", and naming a failure (see
+    /// [`failure_named_by_words`]). `out` is the batch being decoded, not noted yet; `classify`
+    /// is the adapter's in-band classification. An answer that opens with "Error:" and names no
+    /// failure ("Error: division by zero on line 3.") is an answer.
+    pub fn error_report(
+        &self,
+        out: &[Chunk],
+        classify: impl Fn(&Value) -> LlmFailure,
+    ) -> Option<LlmFailure> {
+        let mut said = self.said.clone();
+        let mut chars = self.chars;
+        for chunk in out {
+            if let Chunk::Text(text) = chunk {
+                chars += text.chars().count();
+                said.push_str(text);
+            }
+        }
+        let report = said.trim_start().strip_prefix("Error:")?;
+        if chars > ERROR_REPORT_CHARS {
+            return None;
+        }
+        failure_named_by_words(report, classify)
+    }
+}
+
+/// Whether a response declares its body empty (`content-length: 0`): an empty body that is
+/// complete, and so an empty response. Any other empty body may have been cut off before its
+/// first byte, which only the host can call truncated.
+pub fn declared_empty(head: &ResponseHead) -> bool {
+    head.header("content-length").map(str::trim) == Some("0")
+}
