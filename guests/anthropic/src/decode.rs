@@ -617,22 +617,9 @@ impl Decoder {
 
     fn emit_finish(&mut self, finish: Finish, out: &mut Vec<Chunk>) {
         // An answer that is an error report, finished as an answer (see `AnswerHead`).
-        let finish = match finish.kind {
-            FinishKind::Stop if finish.failure.is_none() && !self.saw_tool_call => {
-                match self
-                    .answer
-                    .error_report(out, |v| classify_in_band(v, &self.head))
-                {
-                    Some(failure) => Finish {
-                        kind: FinishKind::Error,
-                        failure: Some(failure),
-                        ..finish
-                    },
-                    None => finish,
-                }
-            }
-            _ => finish,
-        };
+        let finish = self.answer.finish(finish, out, self.saw_tool_call, |v| {
+            classify_in_band(v, &self.head)
+        });
         self.finished = true;
         self.input.discard_raw();
         out.push(Chunk::Finish(finish));

@@ -148,16 +148,6 @@ impl Decoder {
         out
     }
 
-    /// An answer that is an error report (see `AnswerHead::error_report`); never one that called
-    /// tools. `out` is the batch being decoded.
-    fn error_report_as_answer(&self, out: &[Chunk]) -> Option<LlmFailure> {
-        if self.saw_tool_call {
-            return None;
-        }
-        self.answer
-            .error_report(out, |v| classify_in_band(v, &self.head))
-    }
-
     /// The body is complete.
     pub fn end(&mut self) -> Vec<Chunk> {
         let mut out = Vec::new();
@@ -849,19 +839,9 @@ impl Decoder {
     }
 
     fn emit_finish(&mut self, finish: Finish, out: &mut Vec<Chunk>) {
-        let finish = match finish.kind {
-            FinishKind::Stop if finish.failure.is_none() => {
-                match self.error_report_as_answer(out) {
-                    Some(failure) => Finish {
-                        kind: FinishKind::Error,
-                        failure: Some(failure),
-                        ..finish
-                    },
-                    None => finish,
-                }
-            }
-            _ => finish,
-        };
+        let finish = self.answer.finish(finish, out, self.saw_tool_call, |v| {
+            classify_in_band(v, &self.head)
+        });
         self.pending = None;
         self.finished = true;
         out.push(Chunk::Finish(finish));

@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use crate::classify::failure_named_by_words;
-use crate::types::{Chunk, LlmFailure, ResponseHead};
+use crate::types::{Chunk, Finish, FinishKind, LlmFailure, ResponseHead};
 
 /// The longest answer still read as an error report: a sentence or two and an upstream's error
 /// body. Past it, nothing more is kept or counted, so a long answer costs one comparison per read.
@@ -58,6 +58,31 @@ impl AnswerHead {
             return None;
         }
         failure_named_by_words(report, classify)
+    }
+}
+
+impl AnswerHead {
+    /// `finish` as emitted: a plain stop of an answer that is an error report becomes that
+    /// error's finish (see [`AnswerHead::error_report`]); any other finish is unchanged. An answer
+    /// that called tools is never a report: pass `called_tools`.
+    pub fn finish(
+        &self,
+        finish: Finish,
+        out: &[Chunk],
+        called_tools: bool,
+        classify: impl Fn(&Value) -> LlmFailure,
+    ) -> Finish {
+        if finish.kind != FinishKind::Stop || finish.failure.is_some() || called_tools {
+            return finish;
+        }
+        match self.error_report(out, classify) {
+            Some(failure) => Finish {
+                kind: FinishKind::Error,
+                failure: Some(failure),
+                ..finish
+            },
+            None => finish,
+        }
     }
 }
 
