@@ -1397,8 +1397,7 @@ fn says_credential_pool_spent(text: &str) -> bool {
             })
     });
     pool && (text.contains("temporarily unavailable")
-        || meaning::words(text).iter().any(|w| *w == "exhausted")
-            && !meaning::says_quota_exhausted(text))
+        || meaning::words(text).contains(&"exhausted") && !meaning::says_quota_exhausted(text))
 }
 
 /// An agent's run said to be at its cap of loops, iterations or steps ("Max loops of 25 exceeded",

@@ -885,7 +885,7 @@ fn says_wait_until_a_date(text: &str) -> bool {
     ];
     LEADS.iter().any(|lead| {
         text.match_indices(lead).any(|(at, _)| {
-            let rest = text[at + lead.len()..].as_bytes();
+            let rest = &text.as_bytes()[at + lead.len()..];
             // YYYY-MM-DD
             let dated = rest.len() >= 10
                 && rest[..4].iter().all(u8::is_ascii_digit)
