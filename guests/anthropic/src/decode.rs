@@ -35,7 +35,7 @@ use crate::text::{QUOTE_CHARS, excerpt, html_title, looks_like_html};
 use crate::types::{
     Chunk, Finish, FinishKind, LlmFailure, ResponseHead, ToolCallDelta, Usage, codes,
 };
-use dsh_guest_support::answer::{AnswerHead, declared_empty};
+use dsh_guest_support::answer::{self, AnswerHead, declared_empty};
 use dsh_guest_support::body::BodyInput;
 use dsh_guest_support::classify::failure_named_by_words;
 
@@ -414,16 +414,11 @@ impl Decoder {
             // A body declared empty is complete, and empty; any other is left to the host, which
             // says truncated.
             if declared_empty(&self.head) {
-                let failure = LlmFailure {
-                    request_id: header_request_id(&self.head),
-                    ..LlmFailure::new(
-                        codes::EMPTY_RESPONSE,
-                        format!(
-                            "the provider answered HTTP {} with an empty body (content-length: 0)",
-                            self.head.status
-                        ),
-                    )
-                };
+                let failure = answer::empty_response(
+                    &self.head,
+                    header_request_id(&self.head),
+                    answer::DECLARED_EMPTY,
+                );
                 self.emit_error(failure, out);
             }
             return;

@@ -14,12 +14,12 @@ use crate::classify::{classify_in_band, header_request_id};
 use crate::fast::{self, ChatChunk, Str};
 use crate::plan::provider_data_for;
 use crate::sse::SseEvent;
-use crate::text::{QUOTE_CHARS, excerpt, html_title, looks_like_html};
+use crate::text::{QUOTE_CHARS, excerpt, html_title, looks_like_html, words_of_a_code};
 use crate::tools::ToolIndexer;
 use crate::types::{
     Chunk, Finish, FinishKind, LlmFailure, ResponseHead, ToolCallDelta, Usage, codes,
 };
-use dsh_guest_support::answer::{AnswerHead, declared_empty};
+use dsh_guest_support::answer::{self, AnswerHead, declared_empty};
 use dsh_guest_support::body::BodyInput;
 use dsh_guest_support::classify::{failure_named_by_words, names_a_message, said_nothing_in_band};
 
@@ -48,11 +48,10 @@ fn carries_an_error(v: &Value) -> bool {
     };
     // A body that says it failed (Petals' `{"ok": false, "traceback": ...}`; chatgpt-web's
     // `{"status": "Fail", "message": ..., "data": null}`).
-    // (Kernel Memory's `"noResult": true` beside its `noResultReason`.)
     let failed = ["ok", "success"]
         .iter()
         .any(|k| o.get(*k) == Some(&Value::Bool(false)))
-        || (o.get("noResult") == Some(&Value::Bool(true)) && o.contains_key("noResultReason"))
+        || found_no_result(v)
         || (o.get("status").and_then(Value::as_str).is_some_and(|s| {
             [
                 "fail",
@@ -79,6 +78,12 @@ fn carries_an_error(v: &Value) -> bool {
         || coded(o)
         // One level down, as iFlytek's frames put it: `{"header": {"code": 11200, "message": ...}}`.
         || o.values().filter_map(Value::as_object).any(coded)
+}
+
+/// Kernel Memory's answer that found nothing to answer with, whole or as a stream's event:
+/// `"noResult": true` and why, in `noResultReason`.
+fn found_no_result(v: &Value) -> bool {
+    v.get("noResult") == Some(&Value::Bool(true)) && v.get("noResultReason").is_some()
 }
 
 /// Whether the typed fast path takes the event `data` (tests check it covers the common shapes).
@@ -247,9 +252,7 @@ impl Decoder {
             || v.get("error")
                 .is_some_and(|e| !e.is_null() && e != &Value::Bool(false))
             || v.get("object").and_then(Value::as_str) == Some("error")
-            // Kernel Memory's answer that found nothing to answer with: `"noResult": true` and
-            // why, in a stream's event.
-            || (v.get("noResult") == Some(&Value::Bool(true)) && v.get("noResultReason").is_some())
+            || found_no_result(v)
             || (kind == "status"
                 && matches!(
                     v.get("status").and_then(Value::as_str),
@@ -450,7 +453,7 @@ impl Decoder {
             // upstream failed) is complete, and empty. Any other empty body may have been cut off
             // before its first byte: nothing is emitted, and the host says truncated.
             if declared_empty(&self.head) {
-                let failure = self.empty_response("an empty body (content-length: 0)");
+                let failure = self.empty_response(answer::DECLARED_EMPTY);
                 self.emit_error(failure, out);
             }
             return;
@@ -508,7 +511,7 @@ impl Decoder {
                         .map_or_else(|| vec![v], |items| items.iter().collect())
                 })
                 .filter_map(|v| v.get("finish_reason").and_then(Value::as_str))
-                .map(|r| r.replace('_', " ").to_ascii_lowercase());
+                .map(|r| words_of_a_code(r).unwrap_or_else(|| r.to_ascii_lowercase()));
             for reason in reasons {
                 if let Some(failure) =
                     failure_named_by_words(&reason, |v| classify_in_band(v, &self.head))
@@ -694,16 +697,7 @@ impl Decoder {
 
     /// A whole answer with nothing in it: `what` says what came ("an empty body ...").
     fn empty_response(&self, what: &str) -> LlmFailure {
-        LlmFailure {
-            request_id: header_request_id(&self.head),
-            ..LlmFailure::new(
-                codes::EMPTY_RESPONSE,
-                format!(
-                    "the provider answered HTTP {} with {what}",
-                    self.head.status
-                ),
-            )
-        }
+        answer::empty_response(&self.head, header_request_id(&self.head), what)
     }
 
     /// `json`: the body parsed, as JSON in no shape this decoder knows.

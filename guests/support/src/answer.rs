@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use crate::classify::failure_named_by_words;
-use crate::types::{Chunk, Finish, FinishKind, LlmFailure, ResponseHead};
+use crate::types::{Chunk, Finish, FinishKind, LlmFailure, ResponseHead, codes};
 
 /// The longest answer still read as an error report: a sentence or two and an upstream's error
 /// body. Past it, nothing more is kept or counted, so a long answer costs one comparison per read.
@@ -85,6 +85,21 @@ impl AnswerHead {
         }
     }
 }
+
+/// The failure of a whole answer with nothing in it: `what` says what came ("an empty body
+/// (content-length: 0)"), `request_id` is the adapter's reading of the head.
+pub fn empty_response(head: &ResponseHead, request_id: Option<String>, what: &str) -> LlmFailure {
+    LlmFailure {
+        request_id,
+        ..LlmFailure::new(
+            codes::EMPTY_RESPONSE,
+            format!("the provider answered HTTP {} with {what}", head.status),
+        )
+    }
+}
+
+/// What an empty body declared empty is called in [`empty_response`].
+pub const DECLARED_EMPTY: &str = "an empty body (content-length: 0)";
 
 /// Whether a response declares its body empty (`content-length: 0`): an empty body that is
 /// complete, and so an empty response. Any other empty body may have been cut off before its

@@ -189,9 +189,9 @@ impl ErrorInfo {
                         let class_name = (one_word
                             && (lower.ends_with("error") || lower.ends_with("exception")))
                             || names_a_reason_phrase(&lower);
-                        if one_word && lower.contains('_') {
+                        if let Some(words) = crate::text::words_of_a_code(s) {
                             info.extra.push(' ');
-                            info.extra.push_str(&lower.replace('_', " "));
+                            info.extra.push_str(&words);
                         }
                         let beside: &[&str] = if class_name {
                             &["detail", "message"]
@@ -540,11 +540,9 @@ fn describe_unstructured(status: u16, text: &str, json: bool, called: &str) -> (
     }
     let quoted = excerpt(text, QUOTE_CHARS);
     // A body of one code word ("QUEUE_IS_FULL", Fooocus-API's 409) is read as its words too.
-    let said = match quoted.trim() {
-        word if !word.contains(char::is_whitespace) && word.contains('_') => {
-            format!("{word} {}", word.replace('_', " "))
-        }
-        _ => quoted.clone(),
+    let said = match crate::text::words_of_a_code(&quoted) {
+        Some(words) => format!("{quoted} {words}"),
+        None => quoted.clone(),
     };
     (
         normalize(&said),

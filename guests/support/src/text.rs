@@ -47,6 +47,15 @@ pub fn normalize(text: &str) -> String {
         .to_lowercase()
 }
 
+/// A code written as one word with underscores ("no_such_model", "QUEUE_IS_FULL"), in the words it
+/// is made of, lower-cased ("no such model"): what the wording rules read of it. `None` for
+/// anything else (words with spaces, a word without an underscore).
+pub fn words_of_a_code(text: &str) -> Option<String> {
+    let word = text.trim();
+    (!word.contains(char::is_whitespace) && word.contains('_'))
+        .then(|| word.replace('_', " ").to_ascii_lowercase())
+}
+
 /// A text short enough to be a sentence or two in plain words, and not an HTML page: what an
 /// adapter reads as an error's words when a 2xx body is neither an answer nor an error envelope
 /// (kgateway's "Rejected by guardrails moderation"). `None` for anything else.
