@@ -19,7 +19,7 @@ use crate::tools::ToolIndexer;
 use crate::types::{
     Chunk, Finish, FinishKind, LlmFailure, ResponseHead, ToolCallDelta, Usage, codes,
 };
-use dsh_guest_support::answer::{self, AnswerHead, declared_empty};
+use dsh_guest_support::answer::{self, AnswerHead, UnreadWords, declared_empty};
 use dsh_guest_support::body::BodyInput;
 use dsh_guest_support::classify::{failure_named_by_words, names_a_message, said_nothing_in_band};
 
@@ -80,6 +80,40 @@ fn carries_an_error(v: &Value) -> bool {
         || o.values().filter_map(Value::as_object).any(coded)
 }
 
+/// The error part of a body in the Vercel AI SDK's data-stream protocol, in which every line is a
+/// part: a type code, a colon and a JSON value (bolt.diy's chat route: `2:[{"type":"progress",
+/// ...}]` then `3:"Custom error: Invalid model selected. ..."`). Part `3` is an error's words. A
+/// body with any other line is not in the protocol and gives nothing.
+fn data_stream_error(text: &str) -> Option<String> {
+    let mut error = None;
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let (code, json) = line.split_once(':')?;
+        let is_type_code = (1..=2).contains(&code.len())
+            && code
+                .bytes()
+                .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase());
+        if !is_type_code {
+            return None;
+        }
+        let part: Value = serde_json::from_str(json).ok()?;
+        if code == "3" && error.is_none() {
+            error = part.as_str().map(str::to_string);
+        }
+    }
+    error
+}
+
+/// Whether an envelope's `code` says success: 0 or 200, as a number or a string, or "success"/"ok".
+fn says_success(code: Option<&Value>) -> bool {
+    match code {
+        Some(Value::Number(n)) => matches!(n.as_i64(), Some(0 | 200)),
+        Some(Value::String(s)) => ["0", "200", "success", "ok"]
+            .iter()
+            .any(|w| s.trim().eq_ignore_ascii_case(w)),
+        _ => false,
+    }
+}
+
 /// Kernel Memory's answer that found nothing to answer with, whole or as a stream's event:
 /// `"noResult": true` and why, in `noResultReason`.
 fn found_no_result(v: &Value) -> bool {
@@ -103,6 +137,10 @@ pub struct Decoder {
     /// The answer's first words, to tell an error report written as the answer from an answer
     /// when it finishes.
     answer: AnswerHead,
+    /// The words of events this decoder could not read, for a stream that gives nothing else.
+    unread: UnreadWords,
+    /// A chunk was emitted: the stream gave something this decoder read.
+    emitted: bool,
     /// A finish was emitted: the answer is over.
     finished: bool,
     saw_tool_call: bool,
@@ -121,6 +159,8 @@ impl Decoder {
             pending: None,
             wordless_error: None,
             answer: AnswerHead::default(),
+            unread: UnreadWords::default(),
+            emitted: false,
             finished: false,
             saw_tool_call: false,
             saw_message: false,
@@ -150,6 +190,7 @@ impl Decoder {
             self.on_event(event, &mut out);
         }
         self.answer.note(&out);
+        self.emitted |= !out.is_empty();
         out
     }
 
@@ -177,6 +218,16 @@ impl Decoder {
             if let Some(finish) = self.pending.take() {
                 self.emit_finish(finish, &mut out);
             }
+        }
+        // A stream of events none of which this decoder could read, whose words name a failure
+        // (ruoyi-ai's `data:余额不足，...请充值后再试`, its balance spent): that failure, rather than
+        // a truncated stream.
+        if !self.finished
+            && !self.emitted
+            && out.is_empty()
+            && let Some(failure) = self.unread.failure(|v| classify_in_band(v, &self.head))
+        {
+            self.emit_error(failure, &mut out);
         }
         out
     }
@@ -208,6 +259,14 @@ impl Decoder {
                         )
                     }),
                 },
+                // `[DONE]` after nothing this decoder could read: the failure the unread events'
+                // words name, if any (see `end`), else an empty stop.
+                None if !self.emitted && out.is_empty() => {
+                    match self.unread.failure(|v| classify_in_band(v, &self.head)) {
+                        Some(failure) => return self.emit_error(failure, out),
+                        None => self.finish_for(None),
+                    }
+                }
                 None => self.finish_for(None),
             };
             self.emit_finish(finish, out);
@@ -231,9 +290,11 @@ impl Decoder {
                     classify_in_band(&Value::String(excerpt(data, QUOTE_CHARS)), &self.head);
                 self.emit_error(failure, out);
             }
-            // A payload that is not JSON (a cut-off last event, a server's odd keep-alive) carries
-            // nothing we can use; a stream made only of them ends without a finish: truncated.
-            Err(_) => {}
+            // A payload that is not JSON (a cut-off last event, a server's odd keep-alive, a
+            // platform's plain-text notice) carries nothing we can use as the answer; a stream
+            // made only of them ends without a finish: truncated, unless their words name a
+            // failure (see `end`).
+            Err(_) => self.unread.note_text(data),
         }
     }
 
@@ -246,9 +307,13 @@ impl Decoder {
         // (A status event that says it failed, with a message, is one too: Hugging Face chat-ui's
         // `{"type": "status", "status": "error", "message": "No output was generated. ..."}`.)
         // (An `event: error` is one whatever its data's own `type`: AFFiNE's copilot sends
-        // `"type": "INTERNAL_SERVER_ERROR"` in it.)
+        // `"type": "INTERNAL_SERVER_ERROR"` in it; so is an event whose data names itself one,
+        // as JeecgBoot's `{"event": "ERROR", "data": {"message": ..., "success": false}}`.)
         if kind == "error"
             || event_name.is_some_and(names_an_error_event)
+            || v.get("event")
+                .and_then(Value::as_str)
+                .is_some_and(names_an_error_event)
             || v.get("error")
                 .is_some_and(|e| !e.is_null() && e != &Value::Bool(false))
             || v.get("object").and_then(Value::as_str) == Some("error")
@@ -274,6 +339,18 @@ impl Decoder {
             && let Some(text) = v.get("text").and_then(Value::as_str)
         {
             let failure = classify_in_band(&serde_json::json!({ "message": text }), &self.head);
+            return self.emit_error(failure, out);
+        }
+        // An event in an error envelope of its own and no completion's shape (yudao's
+        // `{"code": 1040004001, "msg": "对话生成异常!"}`), as a 2xx body in one is read. A code
+        // that says success (`{"code": 0, "msg": "ok", "data": ...}`) is an envelope, not an error.
+        if !kind.starts_with("response.")
+            && v.get("choices").is_none()
+            && v.get("usage").is_none()
+            && !says_success(v.get("code"))
+            && carries_an_error(v)
+        {
+            let failure = classify_in_band(v, &self.head);
             return self.emit_error(failure, out);
         }
         match kind {
@@ -320,7 +397,11 @@ impl Decoder {
                 self.emit_finish(finish, out);
             }
             _ if v.get("choices").is_some() || v.get("usage").is_some() => self.on_chat(v, out),
-            _ => {} // unknown events are ignored
+            // The Responses API's other events carry the request's own text (`response.created`
+            // echoes the instructions): nothing of a failure.
+            _ if kind.starts_with("response.") => {}
+            // Unknown events are ignored, their words kept for a stream that gives nothing else.
+            _ => self.unread.note_json(v),
         }
     }
 
@@ -457,6 +538,12 @@ impl Decoder {
                 self.emit_error(failure, out);
             }
             return;
+        }
+        // A route answering in the AI SDK's data-stream protocol rather than SSE (bolt.diy): its
+        // error part is the failure.
+        if let Some(said) = data_stream_error(&text) {
+            let failure = classify_in_band(&serde_json::json!({ "message": said }), &self.head);
+            return self.emit_error(failure, out);
         }
         let values: Result<Vec<Value>, _> = serde_json::Deserializer::from_str(&text)
             .into_iter::<Value>()

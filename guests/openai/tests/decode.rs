@@ -950,3 +950,111 @@ fn an_empty_json_document_is_an_empty_response() {
         );
     }
 }
+
+#[test]
+fn a_platforms_own_error_events_are_in_band_errors() {
+    let code_of = |body: &str| {
+        let chunks = decoded(body);
+        finish_of(&chunks)
+            .failure
+            .unwrap_or_else(|| panic!("a failure for {body:?}: {chunks:?}"))
+            .code
+            .as_str()
+            .to_string()
+    };
+    // GeekAI: `{"type": "error"}`, its words under `body` (the user's compute credit spent).
+    assert_eq!(
+        code_of("event:message\ndata:{\"body\":\"您的算力不足，请购买算力。\",\"type\":\"error\"}\n\n"),
+        "QUOTA_EXCEEDED"
+    );
+    // JeecgBoot: the data names itself an error event, its words one level down.
+    assert_eq!(
+        code_of(&sse(&[
+            r#"{"conversationId":"1","data":{"message":"大语言模型账号余额不足!","success":false},"event":"ERROR","requestId":"r1"}"#
+        ])),
+        "QUOTA_EXCEEDED"
+    );
+    // yudao: an error envelope of its own as the event, its words naming no meaning.
+    assert_eq!(
+        code_of(&sse(&[r#"{"code":1040004001,"msg":"对话生成异常!"}"#])),
+        "SERVER_ERROR"
+    );
+}
+
+#[test]
+fn an_envelope_whose_code_says_success_is_no_error_event() {
+    let body = sse(&[
+        r#"{"code":0,"msg":"ok","data":{"id":"1"}}"#,
+        r#"{"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}"#,
+    ]);
+    let chunks = decoded(&body);
+    assert_eq!(text_of(&chunks), "hi");
+    assert_eq!(finish_of(&chunks).kind, FinishKind::Stop);
+}
+
+#[test]
+fn a_stream_of_nothing_readable_ends_as_the_failure_its_words_name() {
+    // ruoyi-ai: plain-text data in place of an answer, its balance spent.
+    let chunks = decoded("data:余额不足，无法使用AI服务，请充值后再试\n\n");
+    assert_eq!(
+        finish_of(&chunks).failure.expect("a failure").code.as_str(),
+        "QUOTA_EXCEEDED",
+        "{chunks:?}"
+    );
+    // JeecgBoot: its own message events, saying the servers are crowded.
+    let body = sse(&[
+        r#"{"conversationId":"1","data":{"message":"\n当前用户较多，排队中，请稍后再试！"},"event":"MESSAGE","requestId":"r1"}"#,
+        r#"{"conversationId":"1","event":"MESSAGE_END","requestId":"r1"}"#,
+    ]);
+    assert_eq!(
+        finish_of(&decoded(&body))
+            .failure
+            .expect("a failure")
+            .code
+            .as_str(),
+        "OVERLOADED"
+    );
+}
+
+#[test]
+fn unreadable_events_are_left_to_the_host_when_they_name_nothing_or_the_stream_gave_an_answer() {
+    // Words that name no failure: nothing, and the host reports the stream truncated.
+    assert!(decoded("data:hello there\n\n").is_empty());
+    // An answer was read: a notice after it is not the stream's failure, and without a finish
+    // the host still says truncated.
+    let body = format!(
+        "{}data:rate limit exceeded\n\n",
+        sse(&[r#"{"choices":[{"index":0,"delta":{"content":"partial"},"finish_reason":null}]}"#])
+            .trim_end_matches("data: [DONE]\n\n")
+    );
+    let chunks = decoded(&body);
+    assert_eq!(chunks, vec![Chunk::Text("partial".into())], "{body:?}");
+    // Words past a report's length are an answer in a shape not read, not a report.
+    let long = format!("data:rate limit exceeded {}\n\n", "word ".repeat(300));
+    assert!(decoded(&long).is_empty());
+}
+
+#[test]
+fn an_ai_sdk_data_stream_error_part_is_the_failure() {
+    // bolt.diy's chat route: progress data, then the error part.
+    let body = "2:[{\"type\":\"progress\",\"label\":\"response\",\"status\":\"in-progress\",\"order\":1,\"message\":\"Generating Response\"}]\n3:\"Custom error: Invalid model selected. Please check that the model name is correct and available.\"\n";
+    let chunks = common::decode_200(body, "text/event-stream; charset=utf-8");
+    assert_eq!(
+        finish_of(&chunks).failure.expect("a failure").code.as_str(),
+        "INVALID_REQUEST",
+        "{chunks:?}"
+    );
+    // An error part is an error even when its words name no meaning: a server error.
+    let chunks = common::decode_200("0:\"Hel\"\n3:\"Something broke\"\n", "text/plain");
+    let failure = finish_of(&chunks).failure.expect("a failure");
+    assert_eq!(failure.code.as_str(), "SERVER_ERROR");
+    assert!(failure.message.contains("Something broke"), "{}", failure.message);
+    // A line in no part's form: not the protocol, and its error part is not read as one.
+    let chunks = common::decode_200("Hel\n3:\"Something broke\"\n", "text/plain");
+    let failure = finish_of(&chunks).failure.expect("a failure");
+    assert!(
+        failure.message.contains("unparseable"),
+        "{}",
+        failure.message
+    );
+}

@@ -107,3 +107,54 @@ pub const DECLARED_EMPTY: &str = "an empty body (content-length: 0)";
 pub fn declared_empty(head: &ResponseHead) -> bool {
     head.header("content-length").map(str::trim) == Some("0")
 }
+
+/// The words of the events a decoder could not read: a platform's stream of its own, such as
+/// ruoyi-ai's plain-text `data:余额不足，无法使用AI服务，请充值后再试` or JeecgBoot's `{"event":
+/// "MESSAGE", "data": {"message": "当前用户较多，排队中，请稍后再试！"}}`, which it sends in place of an
+/// answer when the request failed. Kept up to [`ERROR_REPORT_CHARS`], so that a stream that gave
+/// nothing the decoder could read ends as the failure its words name, not as a truncated stream.
+#[derive(Debug, Default)]
+pub struct UnreadWords {
+    said: String,
+    chars: usize,
+}
+
+impl UnreadWords {
+    /// Keeps an event's text that is not JSON.
+    pub fn note_text(&mut self, text: &str) {
+        if self.chars > ERROR_REPORT_CHARS {
+            return;
+        }
+        let text = text.trim();
+        if text.is_empty() {
+            return;
+        }
+        self.chars += text.chars().count() + 1;
+        if self.chars <= ERROR_REPORT_CHARS {
+            if !self.said.is_empty() {
+                self.said.push(' ');
+            }
+            self.said.push_str(text);
+        }
+    }
+
+    /// Keeps the strings inside an event's JSON (its ids and names too: they name no failure).
+    pub fn note_json(&mut self, v: &Value) {
+        match v {
+            Value::String(s) => self.note_text(s),
+            Value::Array(items) => items.iter().for_each(|item| self.note_json(item)),
+            Value::Object(o) => o.values().for_each(|item| self.note_json(item)),
+            _ => {}
+        }
+    }
+
+    /// The failure the unread words name, if they are short enough to be a report (at most
+    /// [`ERROR_REPORT_CHARS`]) and name one (see [`failure_named_by_words`]). For a decoder to
+    /// ask only when the stream gave nothing else: an answer it read is the answer.
+    pub fn failure(&self, classify: impl Fn(&Value) -> LlmFailure) -> Option<LlmFailure> {
+        if self.chars > ERROR_REPORT_CHARS {
+            return None;
+        }
+        failure_named_by_words(&self.said, classify)
+    }
+}

@@ -477,6 +477,8 @@ const MESSAGE_KEYS: &[&str] = &[
     "failReason",
     "fail_reason",
     "description",
+    // GeekAI's stream event `{"type": "error", "body": "您的算力不足，请购买算力。"}`.
+    "body",
     // Seldon Core's `{"status": {"info": "404 Not Found: ...", "reason":
     // "MICROSERVICE_INTERNAL_ERROR"}}`: before the reason, which is its label there.
     "info",
@@ -1682,6 +1684,9 @@ fn says_answer_empty(text: &str) -> bool {
                 && words[i + 1..(i + 3).min(words.len())]
                     .iter()
                     .any(|w| matches!(*w, "sent" | "received" | "returned")))
+            // "No choices in OpenAI response" (claude-code-proxy, of an upstream's completion
+            // without any): the answer had nothing in it.
+            || (words[i] == "no" && next == Some("choices"))
             // "No response produced by agent", "No completion returned": nothing came back.
             || (words[i] == "no"
                 && words
@@ -2217,6 +2222,10 @@ const SERVICE_FAILURE_WORDING: &[&str] = &[
     // proxy's own failure, whatever status the first attempt got.
     "fallback request failed",
     "fallback failed",
+    // Chinese: every attempt failed, and no fallback model ("当前模型重试3次均失败，且无可用降级模型",
+    // ruoyi-ai's retry helper).
+    "次均失败",
+    "无可用降级",
     // A proxy over a chat site that could not open a session there ("Error getting a new session,
     // please try again later").
     "getting a new session",

@@ -729,6 +729,26 @@ pub fn says_overloaded(text: &str) -> bool {
         || says_any(text, &["at token capacity", "at full capacity", "at maximum capacity", "at max capacity"])
         || says_none_free(text)
         || says_too_many_in_progress(text)
+        || says_too_many_jobs(text)
+}
+
+/// Too many of the server's jobs of a kind ("Too many project map jobs, please try again later",
+/// Plandex's queue of map jobs, under a 429): its work queue is full, capacity. The caller's own
+/// jobs ("you have too many jobs running") are a rate.
+fn says_too_many_jobs(text: &str) -> bool {
+    let words = words(text);
+    let named = (1..words.len()).any(|i| {
+        words[i - 1] == "too"
+            && words[i] == "many"
+            && words[i + 1..(i + 4).min(words.len())].contains(&"jobs")
+    });
+    named
+        && !words.iter().any(|w| {
+            matches!(
+                *w,
+                "you" | "your" | "account" | "key" | "user" | "concurrent"
+            )
+        })
 }
 
 /// Too many of the server's own jobs in progress ("Too many image generations in progress; try
@@ -1305,6 +1325,9 @@ const OVERLOAD_WORDING: &[&str] = &[
     "sheddable",
     "负载已饱和",
     "繁忙",
+    // "当前用户较多，排队中，请稍后再试！" (many users now, queueing: JeecgBoot's AI module).
+    "用户较多",
+    "排队中",
     "访问量过大",
     "负载过高",
     "过载",
@@ -1453,6 +1476,8 @@ const MONEY: &[&str] = &[
     "tokens.total",
     // Chinese: "insufficient balance", "in arrears", "please recharge" ("余额不足或无可用资源包,请充值").
     "余额不足",
+    // "您的算力不足，请购买算力。" (GeekAI: the user's compute credit is spent; buy more).
+    "算力不足",
     "欠费",
     "请充值",
 ];
@@ -1566,6 +1591,8 @@ const LONG_BUDGETS: &[&str] = &[
     // "The number of visits exceeds today's visits".
     "today's",
     "for today",
+    // "You have exceeded your maximum number of messages for the day" (Vercel's ai-chatbot).
+    "for the day",
     // APIPark: "API rate limit of day exceeded", "... of hour exceeded".
     "limit of day",
     "limit of hour",
