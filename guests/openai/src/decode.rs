@@ -48,9 +48,12 @@ fn carries_an_error(v: &Value) -> bool {
     };
     // A body that says it failed (Petals' `{"ok": false, "traceback": ...}`; chatgpt-web's
     // `{"status": "Fail", "message": ..., "data": null}`).
+    // (AutoGen Studio's `{"status": false, "message": "Error code: 429 - {...}"}` says so with a
+    // boolean status.)
     let failed = ["ok", "success"]
         .iter()
         .any(|k| o.get(*k) == Some(&Value::Bool(false)))
+        || (o.get("status") == Some(&Value::Bool(false)) && names_a_message(o))
         || found_no_result(v)
         || (o.get("status").and_then(Value::as_str).is_some_and(|s| {
             [
@@ -852,14 +855,16 @@ impl Decoder {
     /// The finish for a provider reason (`None`: the stream ended cleanly without one).
     fn finish_for(&self, reason: Option<&str>) -> Finish {
         let raw = reason.unwrap_or("");
-        let kind = match raw.to_ascii_lowercase().as_str() {
+        // (Spelled with hyphens too: Mastra's `content-filter`, as the AI SDK names it.)
+        let kind = match raw.to_ascii_lowercase().replace('-', "_").as_str() {
             // DeepSparse's "capacity": the sequence reached its length cap.
             "length" | "max_tokens" | "max_output_tokens" | "model_length" | "capacity" => {
                 FinishKind::Length
             }
             "tool_calls" | "function_call" | "tool_use" => FinishKind::ToolCalls,
+            // OpenCSG's "sensitive": its guard blocked the prompt or the output.
             "content_filter" | "content_filtered" | "safety" | "recitation"
-            | "prohibited_content" | "blocklist" => FinishKind::ContentFilter,
+            | "prohibited_content" | "blocklist" | "sensitive" => FinishKind::ContentFilter,
             // PowerServe's "exception": the error's words as the chunk's content. A reason that
             // names an error ("Proxy queue error (request killed)") is one too.
             r if r == "error"

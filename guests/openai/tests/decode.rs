@@ -1058,3 +1058,58 @@ fn an_ai_sdk_data_stream_error_part_is_the_failure() {
         failure.message
     );
 }
+
+#[test]
+fn a_boolean_status_of_false_beside_a_message_is_an_error() {
+    // AutoGen Studio wraps its upstream's error so, under a 200.
+    let body = r#"{"message":"Error code: 429 - {'error': {'message': 'You exceeded your current quota, please check your plan and billing details.', 'type': 'insufficient_quota'}}","status":false,"data":null}"#;
+    let chunks = common::decode_200(body, "application/json");
+    assert_eq!(
+        finish_of(&chunks).failure.expect("a failure").code.as_str(),
+        "QUOTA_EXCEEDED",
+        "{chunks:?}"
+    );
+}
+
+#[test]
+fn guard_finish_reasons_in_other_spellings_are_content_filters() {
+    for reason in ["sensitive", "content-filter", "Content_Filter"] {
+        let body = sse(&[&format!(
+            r#"{{"choices":[{{"index":0,"delta":{{"content":"blocked"}},"finish_reason":"{reason}"}}]}}"#
+        )]);
+        assert_eq!(
+            finish_of(&decoded(&body)).kind,
+            FinishKind::ContentFilter,
+            "{reason}"
+        );
+    }
+}
+
+#[test]
+fn an_error_whose_only_code_is_a_gemini_finish_reason_is_read_by_it() {
+    // Google ADK's events: the model's finish reason as `errorCode`, with no message.
+    let code_of = |error_code: &str| {
+        let body = sse(&[&format!(
+            r#"{{"errorCode":"{error_code}","invocationId":"e-1","author":"root_agent","id":"x"}}"#
+        )]);
+        finish_of(&decoded(&body))
+            .failure
+            .expect("a failure")
+            .code
+            .as_str()
+            .to_string()
+    };
+    assert_eq!(code_of("SAFETY"), "CONTENT_FILTER");
+    assert_eq!(code_of("PROHIBITED_CONTENT"), "CONTENT_FILTER");
+    assert_eq!(code_of("MAX_TOKENS"), "CONTEXT_WINDOW_EXCEEDED");
+    // A code with words beside it is read by the words.
+    let body = sse(&[r#"{"errorCode":"MAX_TOKENS","errorMessage":"max_tokens must be at most 8192"}"#]);
+    assert_eq!(
+        finish_of(&decoded(&body))
+            .failure
+            .expect("a failure")
+            .code
+            .as_str(),
+        "INVALID_REQUEST"
+    );
+}

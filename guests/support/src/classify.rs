@@ -746,6 +746,20 @@ fn by_labels(said: &Said) -> Option<FailureCode> {
     if let Some(code) = by_server_side_words(said) {
         return Some(code);
     }
+    // Gemini's finish reasons as an error's code, with no words (Google ADK's event `{"errorCode":
+    // "SAFETY", ...}`): a refusal, or the output's budget spent before anything came.
+    if label(&|l| {
+        matches!(
+            l,
+            "safety" | "prohibited_content" | "blocklist" | "spii" | "recitation" | "image_safety"
+        )
+    }) && said.text.trim().is_empty()
+    {
+        return Some(codes::CONTENT_FILTER);
+    }
+    if label(&|l| l == "max_tokens") && said.text.trim().is_empty() {
+        return Some(codes::CONTEXT_WINDOW_EXCEEDED);
+    }
     if label(&|l| {
         l.contains("content_filter")
             || l.contains("content_policy")
@@ -1157,6 +1171,12 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
     // A limit on what one message may carry ("I can handle up to 10 images per message", "way too
     // large ... up to 20MB of images per message"), under any status, a 429 too: the request's
     // own, not a rate. Its size over the limit is an overflow, anything else an invalid request.
+    // A 413 whose words say the body's size is over a limit ("Invalid request body because the
+    // size exceeds the maximum size allowed.", ModelArts): the request too large, as the status
+    // says, whatever "invalid" beside it.
+    if status == Some(413) && says(&["size", "too large", "exceeds"]) && !rate_wording {
+        return Some(codes::CONTEXT_WINDOW_EXCEEDED);
+    }
     if says_per_message_limit(text) && !rate_wording {
         return Some(
             if says(&["too large", "too big", "mb ", "mb of", "kb of"])
@@ -1167,6 +1187,12 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
                 codes::INVALID_REQUEST
             },
         );
+    }
+    // Every account of a proxy's pool at its concurrency cap ("上游账号当前均达到并发上限", grok2api's
+    // 503): the pool has no room, capacity, as "All available ... accounts have reached their
+    // concurrency limit" is. One account's or key's cap is a rate (below).
+    if says_pool_at_concurrency_cap_zh(text) {
+        return Some(codes::OVERLOADED);
     }
     if rate_wording || says_already_in_progress_zh(text) {
         return Some(codes::RATE_LIMITED);
@@ -1379,6 +1405,14 @@ fn says_model_not_ready(text: &str) -> bool {
             && words[i.saturating_sub(2)..i].contains(&"not")
             && words[i.saturating_sub(6)..i].contains(&"model")
     })
+}
+
+/// Chinese: the accounts (账号, 账户) all (均, 全部) at their concurrency cap (并发上限).
+fn says_pool_at_concurrency_cap_zh(text: &str) -> bool {
+    ["账号", "账户"].iter().any(|w| text.contains(w))
+        && ["均", "全部", "所有"].iter().any(|w| text.contains(w))
+        && text.contains("并发")
+        && text.contains("上限")
 }
 
 /// Every credential of a pool (cookies, keys, accounts, tokens) said to be unavailable for a while:
@@ -1637,6 +1671,13 @@ fn says_answer_empty(text: &str) -> bool {
         "completion",
         "response",
     ];
+    // Chinese: the response (or what came back) empty ("上游流式响应为空", grok2api).
+    if ["响应为空", "返回为空", "回复为空"]
+        .iter()
+        .any(|w| text.contains(w))
+    {
+        return true;
+    }
     let words = meaning::words(text);
     (0..words.len()).any(|i| {
         let next = words.get(i + 1).copied();
@@ -1684,6 +1725,11 @@ fn says_answer_empty(text: &str) -> bool {
                 && words[i + 1..(i + 3).min(words.len())]
                     .iter()
                     .any(|w| matches!(*w, "sent" | "received" | "returned")))
+            // "Notion returned empty content.": what came back had nothing in it.
+            || (words[i] == "empty"
+                && next == Some("content")
+                && i >= 1
+                && matches!(words[i - 1], "returned" | "produced" | "generated" | "sent"))
             // "No choices in OpenAI response" (claude-code-proxy, of an upstream's completion
             // without any): the answer had nothing in it.
             || (words[i] == "no" && next == Some("choices"))

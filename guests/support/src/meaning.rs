@@ -1019,6 +1019,11 @@ fn says_plan_lacks(text: &str) -> bool {
     ];
     const NOT: &[&str] = &["not", "no", "doesn", "don", "isn", "aren", "without"];
     let words = words(text);
+    // A model kept from trial accounts ("unavailable for the current account due to restriction
+    // (e.g. trial_not_allowed)", notion2api).
+    if says_any(text, &["trial_not_allowed", "not allowed on trial", "not allowed for trial"]) {
+        return true;
+    }
     // A tier said to fall short ("Subscription tier insufficient", "insufficient plan").
     if words.windows(2).any(|w| {
         (PLAN.contains(&w[0]) && w[1] == "insufficient")
@@ -1476,6 +1481,10 @@ const MONEY: &[&str] = &[
     "tokens.total",
     // Chinese: "insufficient balance", "in arrears", "please recharge" ("余额不足或无可用资源包,请充值").
     "余额不足",
+    // "User has been owed, please check the account status and balance." (Huawei Cloud's
+    // ModelArts: the account in arrears, 欠费, as its English words it).
+    "has been owed",
+    "account is owed",
     // "您的算力不足，请购买算力。" (GeekAI: the user's compute credit is spent; buy more).
     "算力不足",
     "欠费",
