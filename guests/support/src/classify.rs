@@ -2240,6 +2240,8 @@ const SERVICE_FAILURE_WORDING: &[&str] = &[
     // "All model workers has been shutdown: llama" (DJL Serving).
     "been shutdown",
     "been shut down",
+    // "Engine thread has shut down" (crane): the engine gone, not busy.
+    "has shut down",
     // The provider's own connection to its backend failed ("finishConnect(..) failed: Connection
     // refused: 10.137.1.77:80" under a 400): nothing the request did.
     "connection refused",
@@ -2374,6 +2376,9 @@ const AUTH_WORDING: &[&str] = &[
     "api_key environment variable is not set",
     "api_key not set",
     "api key not set",
+    // "API key not configured for LLM provider 'openai'" (Opik's playground): no key to call with.
+    "api key not configured",
+    "api key is not configured",
     // A session cookie to renew ("Failed to get session id, you may need to update the
     // SUNO_COOKIE"): the credential behind a relay.
     "update the cookie",

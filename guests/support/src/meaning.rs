@@ -730,6 +730,24 @@ pub fn says_overloaded(text: &str) -> bool {
         || says_none_free(text)
         || says_too_many_in_progress(text)
         || says_too_many_jobs(text)
+        || says_pool_exhausted(text)
+}
+
+/// The server's own pool said to be exhausted ("pool_exhausted", erllama-server's pool of model
+/// workers, under a 429): no worker free, capacity. A pool of credentials spent (keys, cookies,
+/// accounts, tokens) is read apart: they refill, a rate.
+fn says_pool_exhausted(text: &str) -> bool {
+    let words = words(text);
+    let named = words.windows(2).any(|w| w == ["pool", "exhausted"])
+        || words.contains(&"pool_exhausted");
+    named
+        && !words.iter().any(|w| {
+            matches!(
+                *w,
+                "key" | "keys" | "cookie" | "cookies" | "account" | "accounts" | "token" | "tokens"
+                    | "credential" | "credentials" | "quota"
+            )
+        })
 }
 
 /// Too many of the server's jobs of a kind ("Too many project map jobs, please try again later",
@@ -1004,6 +1022,8 @@ fn says_quota_ran_out(text: &str) -> bool {
         || says_any(text, &["额度不足", "配额不足", "配额已用完", "额度已耗尽"])
         // Nothing left of it: "Request denied by ai quota check, No quota left".
         || says_any(text, &["no quota left", "no quota remaining", "quota left: 0"])
+        // "No allowance left today. Wait tomorrow or upgrade ..." (Lunary's playground).
+        || says_any(text, &["no allowance left", "no allowance remaining", "wait tomorrow"])
         || says_used_up(text)
 }
 
