@@ -381,23 +381,12 @@ impl Decoder {
             }
             "response.completed" | "response.incomplete" => {
                 let response = v.get("response").unwrap_or(&Value::Null);
-                if let Some(usage) = response.get("usage").and_then(usage_of) {
-                    out.push(Chunk::Usage(usage));
-                }
-                let finish = if kind == "response.completed" {
-                    self.finish_for(Some("completed"))
-                } else {
-                    let reason = response
-                        .pointer("/incomplete_details/reason")
-                        .and_then(Value::as_str)
-                        .unwrap_or("incomplete");
-                    match self.finish_for(Some(reason)) {
-                        // An incomplete response that is not filtered ran out of output budget.
-                        f if f.kind == FinishKind::Stop => finish(FinishKind::Length, reason),
-                        f => f,
-                    }
-                };
-                self.emit_finish(finish, out);
+                self.finish_response(response, kind == "response.completed", out);
+            }
+            // A whole Responses API object, not streamed (Maritaca's `{"object": "response",
+            // "status": "incomplete", ...}`): its output items, then its end.
+            _ if v.get("object").and_then(Value::as_str) == Some("response") => {
+                self.on_whole_response(v, out)
             }
             _ if v.get("choices").is_some() || v.get("usage").is_some() => self.on_chat(v, out),
             // The Responses API's other events carry the request's own text (`response.created`
@@ -406,6 +395,83 @@ impl Decoder {
             // Unknown events are ignored, their words kept for a stream that gives nothing else.
             _ => self.unread.note_json(v),
         }
+    }
+
+    /// A Responses API response's end: its usage, then the finish its status says (`completed`,
+    /// or `incomplete` for the reason in `incomplete_details`).
+    fn finish_response(&mut self, response: &Value, completed: bool, out: &mut Vec<Chunk>) {
+        if let Some(usage) = response.get("usage").and_then(usage_of) {
+            out.push(Chunk::Usage(usage));
+        }
+        let finish = if completed {
+            self.finish_for(Some("completed"))
+        } else {
+            let reason = response
+                .pointer("/incomplete_details/reason")
+                .and_then(Value::as_str)
+                .unwrap_or("incomplete");
+            match self.finish_for(Some(reason)) {
+                // An incomplete response that is not filtered ran out of output budget.
+                f if f.kind == FinishKind::Stop => finish(FinishKind::Length, reason),
+                f => f,
+            }
+        };
+        self.emit_finish(finish, out);
+    }
+
+    /// A whole Responses API object: the text, reasoning summaries and function calls of its
+    /// `output` items, in order, then its end by `status`. A response still queued or in progress
+    /// (a background request polled too early) gives nothing: the host says truncated.
+    fn on_whole_response(&mut self, v: &Value, out: &mut Vec<Chunk>) {
+        let status = v
+            .get("status")
+            .and_then(Value::as_str)
+            .unwrap_or("completed");
+        if status == "failed" {
+            let failure = classify_in_band(v, &self.head);
+            return self.emit_error(failure, out);
+        }
+        if !matches!(status, "completed" | "incomplete") {
+            return;
+        }
+        let items = v
+            .get("output")
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
+        for (index, item) in items.iter().enumerate() {
+            let parts = |key: &str| {
+                item.get(key)
+                    .and_then(Value::as_array)
+                    .map_or(&[][..], Vec::as_slice)
+            };
+            match item.get("type").and_then(Value::as_str) {
+                Some("message") => {
+                    for part in parts("content") {
+                        if part.get("type").and_then(Value::as_str) == Some("output_text") {
+                            push_text(out, Chunk::Text, part.get("text"));
+                        }
+                    }
+                }
+                Some("reasoning") => {
+                    for part in parts("summary") {
+                        push_text(out, Chunk::Reasoning, part.get("text"));
+                    }
+                }
+                Some("function_call") => {
+                    let args = arguments_text(item.get("arguments"));
+                    self.push_tool_call(
+                        out,
+                        u32::try_from(index).ok(),
+                        item.get("call_id").and_then(Value::as_str),
+                        item.get("name").and_then(Value::as_str),
+                        args,
+                        None,
+                    );
+                }
+                _ => {}
+            }
+        }
+        self.finish_response(v, status == "completed", out);
     }
 
     /// A chat-completions chunk (`choices[].delta`) or a whole completion (`choices[].message`).

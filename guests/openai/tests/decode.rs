@@ -964,7 +964,9 @@ fn a_platforms_own_error_events_are_in_band_errors() {
     };
     // GeekAI: `{"type": "error"}`, its words under `body` (the user's compute credit spent).
     assert_eq!(
-        code_of("event:message\ndata:{\"body\":\"您的算力不足，请购买算力。\",\"type\":\"error\"}\n\n"),
+        code_of(
+            "event:message\ndata:{\"body\":\"您的算力不足，请购买算力。\",\"type\":\"error\"}\n\n"
+        ),
         "QUOTA_EXCEEDED"
     );
     // JeecgBoot: the data names itself an error event, its words one level down.
@@ -1048,7 +1050,11 @@ fn an_ai_sdk_data_stream_error_part_is_the_failure() {
     let chunks = common::decode_200("0:\"Hel\"\n3:\"Something broke\"\n", "text/plain");
     let failure = finish_of(&chunks).failure.expect("a failure");
     assert_eq!(failure.code.as_str(), "SERVER_ERROR");
-    assert!(failure.message.contains("Something broke"), "{}", failure.message);
+    assert!(
+        failure.message.contains("Something broke"),
+        "{}",
+        failure.message
+    );
     // A line in no part's form: not the protocol, and its error part is not read as one.
     let chunks = common::decode_200("Hel\n3:\"Something broke\"\n", "text/plain");
     let failure = finish_of(&chunks).failure.expect("a failure");
@@ -1103,7 +1109,8 @@ fn an_error_whose_only_code_is_a_gemini_finish_reason_is_read_by_it() {
     assert_eq!(code_of("PROHIBITED_CONTENT"), "CONTENT_FILTER");
     assert_eq!(code_of("MAX_TOKENS"), "CONTEXT_WINDOW_EXCEEDED");
     // A code with words beside it is read by the words.
-    let body = sse(&[r#"{"errorCode":"MAX_TOKENS","errorMessage":"max_tokens must be at most 8192"}"#]);
+    let body =
+        sse(&[r#"{"errorCode":"MAX_TOKENS","errorMessage":"max_tokens must be at most 8192"}"#]);
     assert_eq!(
         finish_of(&decoded(&body))
             .failure
@@ -1112,4 +1119,37 @@ fn an_error_whose_only_code_is_a_gemini_finish_reason_is_read_by_it() {
             .as_str(),
         "INVALID_REQUEST"
     );
+}
+
+#[test]
+fn a_whole_responses_api_object_is_read_as_an_answer() {
+    let body = r#"{"id":"resp_1","object":"response","status":"completed","error":null,"output":[{"type":"reasoning","summary":[{"type":"summary_text","text":"think"}]},{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Hello"}]},{"type":"function_call","call_id":"call_1","name":"get_weather","arguments":"{\"city\":\"Paris\"}"}],"usage":{"input_tokens":5,"output_tokens":7}}"#;
+    let chunks = common::decode_200(body, "application/json");
+    assert_eq!(chunks[0], Chunk::Reasoning("think".into()));
+    assert_eq!(chunks[1], Chunk::Text("Hello".into()));
+    assert!(
+        matches!(&chunks[2], Chunk::ToolCall(d) if d.name.as_deref() == Some("get_weather")),
+        "{chunks:?}"
+    );
+    assert!(chunks.contains(&Chunk::Usage(Usage {
+        input_tokens: Some(5),
+        output_tokens: Some(7),
+        ..Usage::default()
+    })));
+    assert_eq!(finish_of(&chunks).kind, FinishKind::ToolCalls, "{chunks:?}");
+    // Incomplete for its output budget, with nothing in it: a length finish with no output.
+    let body = r#"{"id":"resp_0","object":"response","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[],"error":null}"#;
+    let chunks = common::decode_200(body, "application/json");
+    assert_eq!(
+        chunks,
+        vec![Chunk::Finish(Finish {
+            kind: FinishKind::Length,
+            reason: Some("max_output_tokens".into()),
+            failure: None
+        })]
+    );
+    // Failed: its error.
+    let body = r#"{"object":"response","status":"failed","error":{"code":"rate_limit_exceeded","message":"Rate limit reached"},"output":[]}"#;
+    let f = finish_of(&common::decode_200(body, "application/json"));
+    assert_eq!(f.failure.expect("a failure").code.as_str(), "RATE_LIMITED");
 }

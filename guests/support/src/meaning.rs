@@ -738,14 +738,23 @@ pub fn says_overloaded(text: &str) -> bool {
 /// accounts, tokens) is read apart: they refill, a rate.
 fn says_pool_exhausted(text: &str) -> bool {
     let words = words(text);
-    let named = words.windows(2).any(|w| w == ["pool", "exhausted"])
-        || words.contains(&"pool_exhausted");
+    let named =
+        words.windows(2).any(|w| w == ["pool", "exhausted"]) || words.contains(&"pool_exhausted");
     named
         && !words.iter().any(|w| {
             matches!(
                 *w,
-                "key" | "keys" | "cookie" | "cookies" | "account" | "accounts" | "token" | "tokens"
-                    | "credential" | "credentials" | "quota"
+                "key"
+                    | "keys"
+                    | "cookie"
+                    | "cookies"
+                    | "account"
+                    | "accounts"
+                    | "token"
+                    | "tokens"
+                    | "credential"
+                    | "credentials"
+                    | "quota"
             )
         })
 }
@@ -1022,6 +1031,9 @@ fn says_quota_ran_out(text: &str) -> bool {
         || says_any(text, &["额度不足", "配额不足", "配额已用完", "额度已耗尽"])
         // Nothing left of it: "Request denied by ai quota check, No quota left".
         || says_any(text, &["no quota left", "no quota remaining", "quota left: 0"])
+        // A free trial's cap reached ("You have exceeded the chat limit for the Free Trial.",
+        // Continue's hub): only paying lifts it.
+        || says_any(text, &["for the free trial", "free trial limit", "free trial's limit"])
         // "No allowance left today. Wait tomorrow or upgrade ..." (Lunary's playground).
         || says_any(text, &["no allowance left", "no allowance remaining", "wait tomorrow"])
         || says_used_up(text)
@@ -1041,7 +1053,14 @@ fn says_plan_lacks(text: &str) -> bool {
     let words = words(text);
     // A model kept from trial accounts ("unavailable for the current account due to restriction
     // (e.g. trial_not_allowed)", notion2api).
-    if says_any(text, &["trial_not_allowed", "not allowed on trial", "not allowed for trial"]) {
+    if says_any(
+        text,
+        &[
+            "trial_not_allowed",
+            "not allowed on trial",
+            "not allowed for trial",
+        ],
+    ) {
         return true;
     }
     // A tier said to fall short ("Subscription tier insufficient", "insufficient plan").
