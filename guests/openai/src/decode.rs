@@ -1026,10 +1026,14 @@ fn longest_words(v: &Value, depth: usize) -> Option<String> {
 }
 
 /// An SSE event name that says error: `error`, or AIDeepin's `[ERROR]`.
+/// An SSE event name that says error: `error`, `[ERROR]` (AIDeepin), or `error` joined to a word
+/// by `_` or `-` (DataLine's `error_event`, `stream_error`).
 fn names_an_error_event(name: &str) -> bool {
-    name.trim()
-        .trim_matches(['[', ']'])
-        .eq_ignore_ascii_case("error")
+    let name = name.trim().trim_matches(['[', ']']).to_ascii_lowercase();
+    let parts: Vec<&str> = name.split(['_', '-']).collect();
+    name == "error"
+        || matches!(parts[..], ["error", other] | [other, "error"]
+            if !other.is_empty() && !matches!(other, "no" | "non" | "clear" | "cleared"))
 }
 
 fn finish(kind: FinishKind, reason: &str) -> Finish {

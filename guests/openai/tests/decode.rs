@@ -1153,3 +1153,19 @@ fn a_whole_responses_api_object_is_read_as_an_answer() {
     let f = finish_of(&common::decode_200(body, "application/json"));
     assert_eq!(f.failure.expect("a failure").code.as_str(), "RATE_LIMITED");
 }
+
+#[test]
+fn an_event_named_error_joined_to_a_word_is_an_error_event() {
+    // DataLine: `event: error_event` with plain words.
+    let f = finish_of(&decoded(
+        "event: error_event\ndata: OpenAI API key rejected\n\n",
+    ));
+    assert_eq!(f.failure.expect("a failure").code.as_str(), "AUTH");
+    // A name that says there is none is no error event: the event is ignored.
+    let body = format!(
+        "event: no_error\ndata: {{\"message\":\"all good\"}}\n\n{}",
+        sse(&[r#"{"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]}"#])
+    );
+    let chunks = decoded(&body);
+    assert_eq!(finish_of(&chunks).kind, FinishKind::Stop, "{chunks:?}");
+}

@@ -606,6 +606,9 @@ fn upstream_status_named(text: &str, status: Option<u16>) -> Option<(u16, String
         "error",
         "error_message",
         "error_code",
+        // A Python traceback's last line, "fastapi.exceptions.HTTPException: 400: Model ... not
+        // suport" (MemOS's 500): the exception a handler raised, with its status.
+        "httpexception",
     ];
     // In band there is no status of the proxy's own: a status named is all there is ("HTTP Error
     // 429" as a stream's last words).
@@ -627,7 +630,22 @@ fn upstream_status_named(text: &str, status: Option<u16>) -> Option<(u16, String
             .parse::<u16>()
             .ok()
             .filter(|n| (400..600).contains(n))?;
-        (i == 0 || LEADS.contains(&words[i - 1])).then_some(n)
+        // ... or followed by its reason phrase ("Error in llm_complete: 404 page not found",
+        // Go's answer for a path it does not serve, relayed by Memobase).
+        let phrase_follows = words.get(i + 1).is_some_and(|next| {
+            matches!(
+                (n, *next),
+                (400 | 502, "bad")
+                    | (401, "unauthorized")
+                    | (403, "forbidden")
+                    | (404, "not" | "page")
+                    | (429, "too")
+                    | (500, "internal")
+                    | (503, "service")
+                    | (504, "gateway")
+            )
+        });
+        (i == 0 || LEADS.contains(&words[i - 1]) || phrase_follows).then_some(n)
     });
     let phrased = || {
         [
@@ -773,6 +791,8 @@ fn by_labels(said: &Said) -> Option<FailureCode> {
     if label(&|l| {
         l.contains("api_key")
             || l.contains("authentication")
+            // mem0's `provider_auth_failed`: the provider refused the key it was given.
+            || l.contains("auth_failed")
             || l.contains("permission")
             || l == "unauthenticated"
             || l == "unauthorized"
@@ -1080,6 +1100,8 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
         // done here. A bare "Not Implemented" restates a 501.
         "is not implemented",
         "are not implemented",
+        // "WebSocket endpoint not implemented in basic Flask example" (Vanna's 501).
+        "endpoint not implemented",
     ]) {
         return Some(codes::INVALID_REQUEST);
     }
@@ -1725,6 +1747,15 @@ fn says_answer_empty(text: &str) -> bool {
                 && words[i + 1..(i + 3).min(words.len())]
                     .iter()
                     .any(|w| matches!(*w, "sent" | "received" | "returned")))
+            // "Chat complete failed, LLM response is None" (MemOS): a Python None where the
+            // answer should be.
+            || (words[i] == "none"
+                && i >= 2
+                && matches!(words[i - 1], "is" | "was")
+                && matches!(
+                    words[i - 2],
+                    "response" | "completion" | "answer" | "output" | "content"
+                ))
             // "Notion returned empty content.": what came back had nothing in it.
             || (words[i] == "empty"
                 && next == Some("content")
@@ -2411,6 +2442,9 @@ const AUTH_WORDING: &[&str] = &[
     "login required",
     "incorrect api key",
     "invalid api key",
+    // "OpenAI API key rejected" (DataLine's error event).
+    "api key rejected",
+    "key was rejected",
     "invalid_api_key",
     "api key not valid",
     "no api key provided",

@@ -89,7 +89,27 @@ pub fn says_context_overflow(text: &str) -> bool {
         || asks_for_a_shorter_input(text)
         || says_token_count_over_a_limit(text)
         || says_request_size_over_a_limit(text)
+        || says_characters_over_a_cap(text)
         || says_context_overflow_zh(text)
+}
+
+/// The input said to exceed a count of characters ("message content exceeds 2500 characters",
+/// Zep): one of [`LONG_SUBJECTS`] or its content, then "exceeds" a number of characters. A
+/// name's or an id's cap ("name exceeds 64 characters") is the request's own, not its length.
+fn says_characters_over_a_cap(text: &str) -> bool {
+    let words = words(text);
+    (1..words.len()).any(|i| {
+        matches!(words[i], "exceeds" | "exceeded" | "exceeding")
+            && words[i.saturating_sub(3)..i]
+                .iter()
+                .any(|w| LONG_SUBJECTS.contains(w) || *w == "content" || *w == "text")
+            && !words[i.saturating_sub(3)..i]
+                .iter()
+                .any(|w| matches!(*w, "name" | "id" | "title" | "key" | "tag"))
+            && words[i + 1..(i + 5).min(words.len())]
+                .iter()
+                .any(|w| matches!(*w, "characters" | "chars"))
+    })
 }
 
 /// A parameter named invalid that is not what makes a request long ("Invalid 'stop': array too
