@@ -42,8 +42,10 @@ fn carries_an_error(v: &Value) -> bool {
     ];
     let Some(o) = v.as_object() else { return false };
     // (midjourney-proxy words its `{"code": 23, "description": "..."}` so.)
+    // (A code that says success, `{"code": 0, "msg": "ok", "data": ...}`, is an envelope.)
     let coded = |o: &serde_json::Map<String, Value>| {
         o.contains_key("code")
+            && !says_success(o.get("code"))
             && (o.contains_key("message") || o.contains_key("msg") || o.contains_key("description"))
     };
     // A body that says it failed (Petals' `{"ok": false, "traceback": ...}`; chatgpt-web's
@@ -104,6 +106,23 @@ fn data_stream_error(text: &str) -> Option<String> {
         }
     }
     error
+}
+
+/// A platform's success envelope (`code` that says success) whose `data` holds a reply under a
+/// reply's key (`message`, `reply`, `content`, `answer`, `text`) and every such reply is empty.
+fn empty_reply_in_a_success_envelope(v: &Value) -> bool {
+    const REPLY_KEYS: &[&str] = &["message", "messages", "reply", "content", "answer", "text"];
+    let Some(data) = v.get("data").and_then(Value::as_object) else {
+        return false;
+    };
+    let empty = |r: &Value| match r {
+        Value::Null => true,
+        Value::String(s) => s.trim().is_empty(),
+        Value::Array(items) => items.is_empty(),
+        _ => false,
+    };
+    let replies: Vec<&Value> = REPLY_KEYS.iter().filter_map(|k| data.get(*k)).collect();
+    says_success(v.get("code")) && !replies.is_empty() && replies.into_iter().all(empty)
 }
 
 /// Whether an envelope's `code` says success: 0 or 200, as a number or a string, or "success"/"ok".
@@ -648,6 +667,12 @@ impl Decoder {
             // "error_msg": "Open api daily request limit reached"}`): classified as any in-band error.
             if let Some(error) = values.iter().find(|v| carries_an_error(v)) {
                 let failure = classify_in_band(error, &self.head);
+                return self.emit_error(failure, out);
+            }
+            // A success envelope around an empty reply (LangBot's `{"code": 0, "msg": "ok",
+            // "data": {"message": []}}`): the platform answered, with nothing in it.
+            if values.iter().any(empty_reply_in_a_success_envelope) {
+                let failure = self.empty_response("a success envelope around an empty reply");
                 return self.emit_error(failure, out);
             }
             // An app's answer marked as an error, with its words inside (Home Assistant's

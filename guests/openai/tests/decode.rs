@@ -1169,3 +1169,33 @@ fn an_event_named_error_joined_to_a_word_is_an_error_event() {
     let chunks = decoded(&body);
     assert_eq!(finish_of(&chunks).kind, FinishKind::Stop, "{chunks:?}");
 }
+
+#[test]
+fn a_success_envelope_around_an_empty_reply_is_an_empty_response() {
+    let body = r#"{"code": 0, "msg": "ok", "data": {"session_id": "u1", "message": []}}"#;
+    let chunks = common::decode_200(body, "application/json");
+    assert_eq!(
+        finish_of(&chunks).failure.expect("a failure").code.as_str(),
+        "EMPTY_RESPONSE",
+        "{chunks:?}"
+    );
+    // A reply with something in it is not empty: not read as one.
+    let body = r#"{"code": 0, "msg": "ok", "data": {"message": "hello"}}"#;
+    let failure = finish_of(&common::decode_200(body, "application/json"))
+        .failure
+        .expect("a failure");
+    assert_ne!(failure.code.as_str(), "EMPTY_RESPONSE");
+}
+
+#[test]
+fn unread_words_marked_as_an_error_are_one_whatever_they_name() {
+    let body =
+        sse(&[r#"{"type":"done","content":"[ERROR]\nsomething odd happened","request_id":"r1"}"#]);
+    let failure = finish_of(&decoded(&body)).failure.expect("a failure");
+    assert_eq!(failure.code.as_str(), "SERVER_ERROR");
+    assert!(
+        failure.message.contains("something odd"),
+        "{}",
+        failure.message
+    );
+}

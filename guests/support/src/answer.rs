@@ -151,9 +151,15 @@ impl UnreadWords {
     /// The failure the unread words name, if they are short enough to be a report (at most
     /// [`ERROR_REPORT_CHARS`]) and name one (see [`failure_named_by_words`]). For a decoder to
     /// ask only when the stream gave nothing else: an answer it read is the answer.
+    /// Words marked as an error (chatgpt-on-wechat's `{"type": "done", "content": "[ERROR]\n提问太快啦，
+    /// ..."}`) are one whatever they name: a server error when they name nothing.
     pub fn failure(&self, classify: impl Fn(&Value) -> LlmFailure) -> Option<LlmFailure> {
         if self.chars > ERROR_REPORT_CHARS {
             return None;
+        }
+        if self.said.to_ascii_lowercase().contains("[error]") {
+            let said = self.said.replace("[ERROR]", "").replace("[error]", "");
+            return Some(classify(&serde_json::json!({ "message": said.trim() })));
         }
         failure_named_by_words(&self.said, classify)
     }

@@ -740,6 +740,29 @@ fn by_labels(said: &Said) -> Option<FailureCode> {
     }) {
         return Some(codes::CONTEXT_WINDOW_EXCEEDED);
     }
+    // A label that says a capacity was exceeded (LangBot's `task_capacity_exceeded`, under a
+    // 429): the servers' when the words name no scope of the caller's ("The instance has too
+    // many active user operations"), overload; the caller's own ("The Workspace has too many
+    // ...") is a rate, read below. A capacity of tokens or a context is a length (read above).
+    if label(&|l| l.contains("capacity_exceeded") && !l.contains("token") && !l.contains("context"))
+        && !meaning::words(text).iter().any(|w| {
+            matches!(
+                *w,
+                "workspace"
+                    | "your"
+                    | "you"
+                    | "account"
+                    | "key"
+                    | "project"
+                    | "organization"
+                    | "org"
+                    | "team"
+                    | "tenant"
+            )
+        })
+    {
+        return Some(codes::OVERLOADED);
+    }
     // A quota label: a known one, or one that says a quota is insufficient ("insufficient_user_quota").
     // A quota merely "exceeded" can be per minute (Cerebras' `request_quota_exceeded`): the words decide.
     if label(&|l| {
@@ -1147,6 +1170,12 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
     // the proxy's status.
     if says_credential_pool_spent(text) {
         return Some(codes::RATE_LIMITED);
+    }
+    // An in-band error that says no more than "Empty message" (NocoBase's stream): the answer
+    // that came was empty. Under a status it may be the request's own message, which is read
+    // as one.
+    if said.status.is_none() && text.trim().trim_end_matches('.') == "empty message" {
+        return Some(codes::EMPTY_RESPONSE);
     }
     // The model's answer said to be empty ("The model did not return any message content, function
     // call arguments, or tool call arguments.", "Model stopped with error: No output provided"),
@@ -1747,6 +1776,12 @@ fn says_answer_empty(text: &str) -> bool {
                 && words[i + 1..(i + 3).min(words.len())]
                     .iter()
                     .any(|w| matches!(*w, "sent" | "received" | "returned")))
+            // "The model completed without producing text or a tool call." (Budibase).
+            || (words[i] == "without"
+                && next.is_some_and(|w| matches!(w, "producing" | "generating" | "returning"))
+                && words[i + 2..(i + 4).min(words.len())]
+                    .iter()
+                    .any(|w| ANSWER.contains(w)))
             // "Chat complete failed, LLM response is None" (MemOS): a Python None where the
             // answer should be.
             || (words[i] == "none"
@@ -2354,6 +2389,9 @@ const VALIDATION_WORDING: &[&str] = &[
     "malformed",
 ];
 const CONTENT_WORDING: &[&str] = &[
+    // "Message was filtered" (chatgpt-on-wechat): its filter stopped the message.
+    "was filtered",
+    "been filtered",
     "content management policy",
     "content policy",
     "content_policy",
@@ -2550,6 +2588,12 @@ const RATE_WORDING: &[&str] = &[
     "请求频率",
     "速率限制",
     "限流",
+    // The caller's own conversations still running ("There are conversations in progress.
+    // Please try again later.", NocoBase): one at a time, a rate of the caller's.
+    "conversations in progress",
+    "conversation in progress",
+    // Chinese: asking too fast ("提问太快啦，请休息一下再问我吧", chatgpt-on-wechat).
+    "提问太快",
     // Chinese per-minute caps: "已超出类别 C 每分钟上限（10 次/分）".
     "每分钟",
     "次/分",

@@ -1051,6 +1051,9 @@ fn says_quota_ran_out(text: &str) -> bool {
         || says_any(text, &["额度不足", "配额不足", "配额已用完", "额度已耗尽"])
         // Nothing left of it: "Request denied by ai quota check, No quota left".
         || says_any(text, &["no quota left", "no quota remaining", "quota left: 0"])
+        // Every free token used ("You've used all your free tokens. Create an account for 5M
+        // more!", SurfSense's anonymous quota): more comes only with an account.
+        || says_any(text, &["used all your free", "used all of your free", "used up all your"])
         // A free trial's cap reached ("You have exceeded the chat limit for the Free Trial.",
         // Continue's hub): only paying lifts it.
         || says_any(text, &["for the free trial", "free trial limit", "free trial's limit"])
@@ -1389,6 +1392,9 @@ const OVERLOAD_WORDING: &[&str] = &[
     "sheddable",
     "负载已饱和",
     "繁忙",
+    // A bot persona's words for its upstream too busy ("我现在有点累了，等会再来吧", I am a bit tired
+    // now, come back later: chatgpt-on-wechat).
+    "有点累了",
     // "当前用户较多，排队中，请稍后再试！" (many users now, queueing: JeecgBoot's AI module).
     "用户较多",
     "排队中",
