@@ -682,6 +682,19 @@ impl Decoder {
             if let Some(failure) = values.iter().find_map(|v| self.app_error(v)) {
                 return self.emit_error(failure, out);
             }
+            // An answer in another API's shape whose assistant message is a sentence that names
+            // a failure (LightRAG's Ollama-shaped `{"message": {"role": "assistant", "content":
+            // "No response generated"}, "done": true}`; a guard connector's `{"message":
+            // {"content": "F5 AI Guardrails blocked this request"}}`): that failure. A longer
+            // text is an answer this adapter does not read, whatever it says.
+            if let Some(failure) = values
+                .iter()
+                .filter_map(|v| v.pointer("/message/content").and_then(Value::as_str))
+                .filter(|said| said.trim().chars().count() <= answer::STATUS_SENTENCE_CHARS)
+                .find_map(|said| failure_named_by_words(said, |v| classify_in_band(v, &self.head)))
+            {
+                return self.emit_error(failure, out);
+            }
             // A result in another API's shape whose `finish_reason` says why nothing came
             // (Fooocus-API's `[{"base64": null, ..., "finish_reason": "QUEUE_IS_FULL"}]`): its
             // words, read as an error's, when they name a meaning.
@@ -814,14 +827,13 @@ impl Decoder {
     /// a sentence or two (200 characters at most); a server that merely counts
     /// nothing still has its answers delivered, and a long text is an answer whatever it says.
     fn answer_no_model_wrote(&self, v: &Value) -> Option<LlmFailure> {
-        const STATUS_SENTENCE_CHARS: usize = 200;
         let content = v.pointer("/choices/0/message/content")?.as_str()?;
         let counted = v.pointer("/usage/completion_tokens")?.as_u64()?;
         if counted != 0 || content.trim().is_empty() {
             return None;
         }
         let failure = classify_in_band(&serde_json::json!({ "message": content }), &self.head);
-        let short = content.trim().chars().count() <= STATUS_SENTENCE_CHARS;
+        let short = content.trim().chars().count() <= answer::STATUS_SENTENCE_CHARS;
         // A longer text whose first line says it is an error report ("### **Proxy error (HTTP 429
         // Too Many Requests)**", khanon's oai-reverse-proxy, with the details below it).
         let headed_as_an_error = content

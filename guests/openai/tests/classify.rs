@@ -2853,3 +2853,33 @@ fn a_message_beside_a_class_name_judged_codes_cost_caps_and_chinese_per_minute_c
         ),
     ]);
 }
+
+#[test]
+fn a_gateways_block_reason_header_says_why_it_refused() {
+    let blocked = |reason: &str| {
+        classify_failure(
+            &head(
+                403,
+                &[
+                    ("x-ai-gateway-blocked", "true"),
+                    ("x-ai-gateway-blocked-reason", reason),
+                ],
+            ),
+            b"Forbidden",
+        )
+    };
+    let failure = blocked("prompt-injection");
+    assert_eq!(failure.code.to_string(), "CONTENT_FILTER");
+    assert!(
+        failure.message.contains("prompt-injection"),
+        "{}",
+        failure.message
+    );
+    // A reason that names another meaning is that meaning.
+    assert_eq!(
+        blocked("rate-limit-exceeded").code.to_string(),
+        "RATE_LIMITED"
+    );
+    // Without the header a bare "Forbidden" is still AUTH.
+    assert_eq!(code(403, "Forbidden"), "AUTH");
+}

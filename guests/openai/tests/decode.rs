@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{decode, decoded, finish_of, finishes, sse, text_of, tool_deltas};
+use common::{decode, decoded, failure_code, finish_of, finishes, sse, text_of, tool_deltas};
 use dsh_guest_openai::types::{Chunk, Finish, FinishKind, ToolCallDelta, Usage, codes};
 
 #[test]
@@ -998,24 +998,13 @@ fn an_envelope_whose_code_says_success_is_no_error_event() {
 fn a_stream_of_nothing_readable_ends_as_the_failure_its_words_name() {
     // ruoyi-ai: plain-text data in place of an answer, its balance spent.
     let chunks = decoded("data:余额不足，无法使用AI服务，请充值后再试\n\n");
-    assert_eq!(
-        finish_of(&chunks).failure.expect("a failure").code.as_str(),
-        "QUOTA_EXCEEDED",
-        "{chunks:?}"
-    );
+    assert_eq!(failure_code(&chunks), "QUOTA_EXCEEDED", "{chunks:?}");
     // JeecgBoot: its own message events, saying the servers are crowded.
     let body = sse(&[
         r#"{"conversationId":"1","data":{"message":"\n当前用户较多，排队中，请稍后再试！"},"event":"MESSAGE","requestId":"r1"}"#,
         r#"{"conversationId":"1","event":"MESSAGE_END","requestId":"r1"}"#,
     ]);
-    assert_eq!(
-        finish_of(&decoded(&body))
-            .failure
-            .expect("a failure")
-            .code
-            .as_str(),
-        "OVERLOADED"
-    );
+    assert_eq!(failure_code(&decoded(&body)), "OVERLOADED");
 }
 
 #[test]
@@ -1041,11 +1030,7 @@ fn an_ai_sdk_data_stream_error_part_is_the_failure() {
     // bolt.diy's chat route: progress data, then the error part.
     let body = "2:[{\"type\":\"progress\",\"label\":\"response\",\"status\":\"in-progress\",\"order\":1,\"message\":\"Generating Response\"}]\n3:\"Custom error: Invalid model selected. Please check that the model name is correct and available.\"\n";
     let chunks = common::decode_200(body, "text/event-stream; charset=utf-8");
-    assert_eq!(
-        finish_of(&chunks).failure.expect("a failure").code.as_str(),
-        "INVALID_REQUEST",
-        "{chunks:?}"
-    );
+    assert_eq!(failure_code(&chunks), "INVALID_REQUEST", "{chunks:?}");
     // An error part is an error even when its words name no meaning: a server error.
     let chunks = common::decode_200("0:\"Hel\"\n3:\"Something broke\"\n", "text/plain");
     let failure = finish_of(&chunks).failure.expect("a failure");
@@ -1070,11 +1055,7 @@ fn a_boolean_status_of_false_beside_a_message_is_an_error() {
     // AutoGen Studio wraps its upstream's error so, under a 200.
     let body = r#"{"message":"Error code: 429 - {'error': {'message': 'You exceeded your current quota, please check your plan and billing details.', 'type': 'insufficient_quota'}}","status":false,"data":null}"#;
     let chunks = common::decode_200(body, "application/json");
-    assert_eq!(
-        finish_of(&chunks).failure.expect("a failure").code.as_str(),
-        "QUOTA_EXCEEDED",
-        "{chunks:?}"
-    );
+    assert_eq!(failure_code(&chunks), "QUOTA_EXCEEDED", "{chunks:?}");
 }
 
 #[test]
@@ -1098,12 +1079,7 @@ fn an_error_whose_only_code_is_a_gemini_finish_reason_is_read_by_it() {
         let body = sse(&[&format!(
             r#"{{"errorCode":"{error_code}","invocationId":"e-1","author":"root_agent","id":"x"}}"#
         )]);
-        finish_of(&decoded(&body))
-            .failure
-            .expect("a failure")
-            .code
-            .as_str()
-            .to_string()
+        failure_code(&decoded(&body)).to_string()
     };
     assert_eq!(code_of("SAFETY"), "CONTENT_FILTER");
     assert_eq!(code_of("PROHIBITED_CONTENT"), "CONTENT_FILTER");
@@ -1111,14 +1087,7 @@ fn an_error_whose_only_code_is_a_gemini_finish_reason_is_read_by_it() {
     // A code with words beside it is read by the words.
     let body =
         sse(&[r#"{"errorCode":"MAX_TOKENS","errorMessage":"max_tokens must be at most 8192"}"#]);
-    assert_eq!(
-        finish_of(&decoded(&body))
-            .failure
-            .expect("a failure")
-            .code
-            .as_str(),
-        "INVALID_REQUEST"
-    );
+    assert_eq!(failure_code(&decoded(&body)), "INVALID_REQUEST");
 }
 
 #[test]
@@ -1150,17 +1119,21 @@ fn a_whole_responses_api_object_is_read_as_an_answer() {
     );
     // Failed: its error.
     let body = r#"{"object":"response","status":"failed","error":{"code":"rate_limit_exceeded","message":"Rate limit reached"},"output":[]}"#;
-    let f = finish_of(&common::decode_200(body, "application/json"));
-    assert_eq!(f.failure.expect("a failure").code.as_str(), "RATE_LIMITED");
+    assert_eq!(
+        failure_code(&common::decode_200(body, "application/json")),
+        "RATE_LIMITED"
+    );
 }
 
 #[test]
 fn an_event_named_error_joined_to_a_word_is_an_error_event() {
     // DataLine: `event: error_event` with plain words.
-    let f = finish_of(&decoded(
-        "event: error_event\ndata: OpenAI API key rejected\n\n",
-    ));
-    assert_eq!(f.failure.expect("a failure").code.as_str(), "AUTH");
+    assert_eq!(
+        failure_code(&decoded(
+            "event: error_event\ndata: OpenAI API key rejected\n\n",
+        )),
+        "AUTH"
+    );
     // A name that says there is none is no error event: the event is ignored.
     let body = format!(
         "event: no_error\ndata: {{\"message\":\"all good\"}}\n\n{}",
@@ -1174,11 +1147,7 @@ fn an_event_named_error_joined_to_a_word_is_an_error_event() {
 fn a_success_envelope_around_an_empty_reply_is_an_empty_response() {
     let body = r#"{"code": 0, "msg": "ok", "data": {"session_id": "u1", "message": []}}"#;
     let chunks = common::decode_200(body, "application/json");
-    assert_eq!(
-        finish_of(&chunks).failure.expect("a failure").code.as_str(),
-        "EMPTY_RESPONSE",
-        "{chunks:?}"
-    );
+    assert_eq!(failure_code(&chunks), "EMPTY_RESPONSE", "{chunks:?}");
     // A reply with something in it is not empty: not read as one.
     let body = r#"{"code": 0, "msg": "ok", "data": {"message": "hello"}}"#;
     let failure = finish_of(&common::decode_200(body, "application/json"))
@@ -1197,5 +1166,29 @@ fn unread_words_marked_as_an_error_are_one_whatever_they_name() {
         failure.message.contains("something odd"),
         "{}",
         failure.message
+    );
+}
+
+#[test]
+fn a_status_sentence_as_another_apis_message_is_read_for_a_failure() {
+    let body = r#"{"model":"lightrag:latest","message":{"role":"assistant","content":"No response generated"},"done_reason":"stop","done":true}"#;
+    assert_eq!(
+        failure_code(&common::decode_200(body, "application/json")),
+        "EMPTY_RESPONSE"
+    );
+    let body =
+        r#"{"message":{"role":"assistant","content":"F5 AI Guardrails blocked this request"}}"#;
+    assert_eq!(
+        failure_code(&common::decode_200(body, "application/json")),
+        "CONTENT_FILTER"
+    );
+    // An answer in that shape that names nothing is still no completion this adapter reads.
+    let body = r#"{"message":{"role":"assistant","content":"Hello there"},"done":true}"#;
+    let f = finish_of(&common::decode_200(body, "application/json"));
+    assert!(
+        f.failure
+            .expect("a failure")
+            .message
+            .contains("neither a chat completion"),
     );
 }

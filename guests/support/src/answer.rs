@@ -12,6 +12,10 @@ use crate::types::{Chunk, Finish, FinishKind, LlmFailure, ResponseHead, codes};
 /// body. Past it, nothing more is kept or counted, so a long answer costs one comparison per read.
 pub const ERROR_REPORT_CHARS: usize = 1_000;
 
+/// The longest text read as a status sentence rather than an answer: a sentence or two (a
+/// gateway's "Request blocked by Lakera Guard" written as a completion).
+pub const STATUS_SENTENCE_CHARS: usize = 200;
+
 /// The answer's first words, and a count of them up to [`ERROR_REPORT_CHARS`].
 #[derive(Debug, Default)]
 pub struct AnswerHead {

@@ -83,6 +83,26 @@ pub fn classify_failure(head: &ResponseHead, body: &[u8], provider: &Provider) -
             )
         }
     };
+    // A gateway that says in its headers that it blocked the request, and why (Zentinel's AI
+    // gateway: a bare "Forbidden" under a 403, with `x-ai-gateway-blocked-reason:
+    // prompt-injection`): its guard refused it, unless the reason's words name another meaning.
+    let (code, message) = match gateway_block_reason(head) {
+        Some(reason) => {
+            let words = reason.replace(['-', '_'], " ");
+            let code = if words_name_a_meaning(&words) {
+                code_for(&[], &normalize(&words), None)
+            } else if names_a_guard(&words) {
+                codes::CONTENT_FILTER
+            } else {
+                code
+            };
+            (
+                code,
+                format!("{message} (the gateway blocked the request: {reason})"),
+            )
+        }
+        None => (code, message),
+    };
     LlmFailure {
         request_id: header_request_id(head, provider)
             .or(body_id)
@@ -446,6 +466,44 @@ fn field<'a>(map: &'a serde_json::Map<String, Value>, key: &str) -> Option<&'a V
             .find(|(k, _)| k.eq_ignore_ascii_case(key))
             .map(|(_, v)| v)
     })
+}
+
+/// Whether a gateway's reason for blocking names one of its guards ("prompt injection", "pii",
+/// "toxicity", "jailbreak", "moderation", ...), rather than a rule of access ("model not
+/// allowed", which the status says).
+fn names_a_guard(reason: &str) -> bool {
+    meaning::words(&reason.to_ascii_lowercase())
+        .iter()
+        .any(|w| {
+            matches!(
+                *w,
+                "injection"
+                    | "pii"
+                    | "toxic"
+                    | "toxicity"
+                    | "jailbreak"
+                    | "moderation"
+                    | "guardrail"
+                    | "guardrails"
+                    | "safety"
+                    | "unsafe"
+                    | "harmful"
+                    | "content"
+                    | "policy"
+                    | "profanity"
+                    | "secrets"
+                    | "dlp"
+            )
+        })
+}
+
+/// The reason a gateway's headers give for blocking the request: a `...-blocked-reason` header
+/// (`x-ai-gateway-blocked-reason: prompt-injection`), clipped.
+fn gateway_block_reason(head: &ResponseHead) -> Option<String> {
+    head.headers
+        .iter()
+        .find(|(k, v)| k.to_ascii_lowercase().ends_with("-blocked-reason") && !v.trim().is_empty())
+        .map(|(_, v)| clip(v.trim(), 100))
 }
 
 /// The keys an error's message goes by, in the order they are preferred.
@@ -1138,6 +1196,9 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
     if says_request_part_empty(text)
         || meaning::says_output_parameter_over_cap(text)
         || says(&["must contain", "must include one of"])
+        // "Last message must be from user" (create-llama's 500): the conversation in the wrong
+        // order.
+        || says(&["must be from user", "must be from the user"])
         // "Exactly one of image_url or image_base64 must be provided" (under OmniServe's 500).
         || (says(&["must be provided", "must be supplied", "has to be set", "must be set", "has to be provided"])
             && !says(&["api key", "api-key", "api_key", "token", "authorization", "credential"]))
@@ -2312,6 +2373,9 @@ const SERVICE_FAILURE_WORDING: &[&str] = &[
     // refused: 10.137.1.77:80" under a 400): nothing the request did.
     "connection refused",
     "failed to connect",
+    // "Error connecting to translation service: ..." (DeepLXToV1API's 400): its upstream out of
+    // reach, nothing the request did.
+    "error connecting to",
     // "Failed to communicate with upstream: [Errno 8] nodename nor servname provided, or not known".
     "failed to communicate",
     "nodename nor servname",

@@ -18,3 +18,13 @@ pub fn sse(payloads: &[&str]) -> String {
     body.push_str("data: [DONE]\n\n");
     body
 }
+
+/// The code of the failure that closes `chunks` (panics, naming the chunks, when none does).
+pub fn failure_code(chunks: &[dsh_guest_openai::types::Chunk]) -> String {
+    finish_of(chunks)
+        .failure
+        .unwrap_or_else(|| panic!("a failure: {chunks:?}"))
+        .code
+        .as_str()
+        .to_string()
+}
