@@ -108,6 +108,20 @@ fn data_stream_error(text: &str) -> Option<String> {
     error
 }
 
+/// Whether an app's answer carries a safety (or moderation) verdict that refused it: a
+/// `safety`/`moderation` object with a value "refusal", "refused", "blocked" or "flagged".
+fn marked_refused(v: &Value) -> bool {
+    ["safety", "moderation"].iter().any(|k| {
+        v.get(*k).and_then(Value::as_object).is_some_and(|verdict| {
+            verdict.values().filter_map(Value::as_str).any(|said| {
+                ["refusal", "refused", "blocked", "flagged"]
+                    .iter()
+                    .any(|w| said.eq_ignore_ascii_case(w))
+            })
+        })
+    })
+}
+
 /// A platform's success envelope (`code` that says success) whose `data` holds a reply under a
 /// reply's key (`message`, `reply`, `content`, `answer`, `text`) and every such reply is empty.
 fn empty_reply_in_a_success_envelope(v: &Value) -> bool {
@@ -674,6 +688,14 @@ impl Decoder {
             if values.iter().any(empty_reply_in_a_success_envelope) {
                 let failure = self.empty_response("a success envelope around an empty reply");
                 return self.emit_error(failure, out);
+            }
+            // An app's answer its own safety check marked as refused (a cancer-information bot's
+            // `{"responseText": "I can't diagnose cancer ...", "safety": {"classification":
+            // "refusal"}}`): a content filter, its text the refusal's words.
+            if let Some(v) = values.iter().find(|v| marked_refused(v)) {
+                let said = longest_words(v, 0).unwrap_or_default();
+                let refusal = serde_json::json!({ "message": said, "code": "content_filter" });
+                return self.emit_error(classify_in_band(&refusal, &self.head), out);
             }
             // An app's answer marked as an error, with its words inside (Home Assistant's
             // `"response_type": "error"`; a Moodle plugin's `{"code": 429, "string": "error",

@@ -2883,3 +2883,58 @@ fn a_gateways_block_reason_header_says_why_it_refused() {
     // Without the header a bare "Forbidden" is still AUTH.
     assert_eq!(code(403, "Forbidden"), "AUTH");
 }
+
+#[test]
+fn a_spend_windows_reset_validator_lists_hedged_causes_and_bracketed_statuses() {
+    // An hourly spend window that resets within a retry's wait is a rate; with no wait, quota.
+    let spend = r#"{"error":"spend limit exceeded","limit_per_hour":2.00}"#;
+    let with_wait = classify_failure(&head(429, &[("retry-after", "1432")]), spend.as_bytes());
+    assert_eq!(with_wait.code.to_string(), "RATE_LIMITED");
+    assert_eq!(code(429, spend), "QUOTA_EXCEEDED");
+    // Pydantic's list: the first item, named by its field, without the input it echoes.
+    let too_long = r#"{"detail":[{"type":"string_too_long","loc":["body","input"],"msg":"String should have at most 2048 characters","input":"SECRET PROMPT TEXT","ctx":{"max_length":2048}}]}"#;
+    let failure = classify_failure(&head(422, &[]), too_long.as_bytes());
+    assert_eq!(failure.code.to_string(), "CONTEXT_WINDOW_EXCEEDED");
+    assert!(!failure.message.contains("SECRET"), "{}", failure.message);
+    assert!(
+        failure.message.contains("body.input"),
+        "{}",
+        failure.message
+    );
+    let name = r#"{"detail":[{"type":"string_too_long","loc":["body","name"],"msg":"String should have at most 64 characters"}]}"#;
+    assert_eq!(code(422, name), "INVALID_REQUEST");
+    hedged_causes_quota_beside_a_rate_and_bracketed_statuses();
+}
+
+fn hedged_causes_quota_beside_a_rate_and_bracketed_statuses() {
+    assert_codes(&[
+        // A later sentence's guess at the cause does not outweigh what happened.
+        (
+            500,
+            r#"{"error":{"message":"Generation timed out waiting for first token (300s). The model may be overloaded or the context is too large.","type":"server_error"}}"#,
+            "TIMEOUT",
+        ),
+        (
+            500,
+            r#"{"error":{"message":"Generation stalled mid-stream (60s between tokens).","type":"server_error"}}"#,
+            "TIMEOUT",
+        ),
+        (
+            429,
+            "API quota or rate limit exceeded. Please try again later.",
+            "RATE_LIMITED",
+        ),
+        // A status in brackets after the upstream's name, under the proxy's 502.
+        (
+            502,
+            "Failed to communicate with upstream service: vendor gemini API error [401]: authentication_error - Invalid API key or authentication failed",
+            "AUTH",
+        ),
+        // A first sentence that hedges is all there is, and is kept.
+        (
+            503,
+            r#"{"message":"The server may be overloaded, try again later"}"#,
+            "OVERLOADED",
+        ),
+    ]);
+}

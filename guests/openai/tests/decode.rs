@@ -1192,3 +1192,21 @@ fn a_status_sentence_as_another_apis_message_is_read_for_a_failure() {
             .contains("neither a chat completion"),
     );
 }
+
+#[test]
+fn a_limit_notice_as_the_whole_answer_and_an_apps_safety_refusal_are_failures() {
+    let body = sse(&[
+        r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":"You have exceeded your token limit for this model"},"finish_reason":"null"}]}"#,
+    ]);
+    assert_eq!(failure_code(&decoded(&body)), "RATE_LIMITED");
+    // The same opening in an answer that names no failure is an answer.
+    let body = sse(&[
+        r#"{"choices":[{"index":0,"delta":{"content":"You have exceeded every expectation today."},"finish_reason":"stop"}]}"#,
+    ]);
+    assert_eq!(finish_of(&decoded(&body)).kind, FinishKind::Stop);
+    let body = r#"{"sessionId":"s1","responseText":"I can't diagnose cancer.","safety":{"classification":"refusal"}}"#;
+    assert_eq!(
+        failure_code(&common::decode_200(body, "application/json")),
+        "CONTENT_FILTER"
+    );
+}

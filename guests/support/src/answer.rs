@@ -40,7 +40,8 @@ impl AnswerHead {
     }
 
     /// The failure the whole answer reports, if it is an error report: at most
-    /// [`ERROR_REPORT_CHARS`], opening with "Error:", and naming a failure (see
+    /// [`ERROR_REPORT_CHARS`], opening with "Error:" (or a limit notice to the caller, "You have
+    /// exceeded ...", of at most [`STATUS_SENTENCE_CHARS`]), and naming a failure (see
     /// [`failure_named_by_words`]). `out` is the batch being decoded, not noted yet; `classify`
     /// is the adapter's in-band classification. An answer that opens with "Error:" and names no
     /// failure ("Error: division by zero on line 3.") is an answer.
@@ -57,11 +58,21 @@ impl AnswerHead {
                 said.push_str(text);
             }
         }
-        let report = said.trim_start().strip_prefix("Error:")?;
         if chars > ERROR_REPORT_CHARS {
             return None;
         }
-        failure_named_by_words(report, classify)
+        let said = said.trim();
+        if let Some(report) = said.strip_prefix("Error:") {
+            return failure_named_by_words(report, classify);
+        }
+        // A limit notice addressed to the caller, and nothing else ("You have exceeded your token
+        // limit for this model", Bionic GPT's chunk): a status sentence, no model's answer.
+        let notice = ["you have exceeded", "you've exceeded", "you exceeded"]
+            .iter()
+            .any(|lead| said.to_ascii_lowercase().starts_with(lead));
+        (notice && said.chars().count() <= STATUS_SENTENCE_CHARS)
+            .then(|| failure_named_by_words(said, classify))
+            .flatten()
     }
 }
 

@@ -77,7 +77,12 @@ pub fn classify_failure(head: &ResponseHead, body: &[u8], provider: &Provider) -
                 describe_unstructured(status, &text, parsed.is_some(), provider.called);
             let code = code_for(&[], &haystack, Some(status));
             (
-                meaning::outlasting_rate_limit(code, &haystack, retry_after),
+                meaning::spend_window_resetting_soon(
+                    meaning::outlasting_rate_limit(code, &haystack, retry_after),
+                    Some(status),
+                    &haystack,
+                    retry_after,
+                ),
                 message,
                 None,
             )
@@ -316,6 +321,36 @@ impl ErrorInfo {
             }
             self.read_labels(detail);
         }
+        // FastAPI's (Pydantic's) validation list, `{"detail": [{"type": "string_too_long", "loc":
+        // ["body", "input"], "msg": "String should have at most 2048 characters", "input":
+        // "..."}]}`: the first item is the error, named by the field it is about, and never
+        // quoting the input it echoes.
+        if let Some(first) = e
+            .get("detail")
+            .and_then(Value::as_array)
+            .and_then(|items| items.first())
+            .and_then(Value::as_object)
+            && let Some(msg) = first.get("msg").and_then(Value::as_str).and_then(non_empty)
+        {
+            let field = first
+                .get("loc")
+                .and_then(Value::as_array)
+                .map(|loc| {
+                    loc.iter()
+                        .map(|part| {
+                            part.as_str()
+                                .map_or_else(|| part.to_string(), str::to_string)
+                        })
+                        .collect::<Vec<_>>()
+                        .join(".")
+                })
+                .filter(|f| !f.is_empty());
+            self.message = Some(clip(
+                &field.map_or_else(|| msg.clone(), |f| format!("{f}: {msg}")),
+                MESSAGE_CHARS,
+            ));
+            self.read_labels(first);
+        }
         // Not `error_code`: Baidu's numbers (17, 110, 336003) are its own, not HTTP statuses.
         for key in ["code", "status", "status_code"] {
             if let Some(n) = e.get(key).and_then(Value::as_u64)
@@ -450,11 +485,12 @@ impl ErrorInfo {
             self.message.as_deref().unwrap_or(""),
             self.extra
         ));
-        meaning::outlasting_rate_limit(
+        let code = meaning::outlasting_rate_limit(
             code_for(&self.labels, &haystack, status),
             &haystack,
             retry_after_ms,
-        )
+        );
+        meaning::spend_window_resetting_soon(code, status, &haystack, retry_after_ms)
     }
 }
 
@@ -720,9 +756,13 @@ fn upstream_status_named(text: &str, status: Option<u16>) -> Option<(u16, String
     // status says, not the service failure "upstream error" would be on its own.
     // Nor does the proxy's own "Internal server error." before the upstream's status ("Internal
     // server error. AxiosError: Request failed with status code 403", suno-api's 500).
+    // Nor its "Failed to communicate with upstream service" when the upstream answered with a
+    // status ("... vendor gemini API error [401]: authentication_error", go-generative-api-router's
+    // 502): the call got through, and the status says what came back.
     let text = text
         .replace("upstream error", "upstream")
-        .replace("internal server error", "");
+        .replace("internal server error", "")
+        .replace("failed to communicate with", "");
     let words = text
         .split(' ')
         .filter(|w| {
@@ -820,6 +860,26 @@ fn by_labels(said: &Said) -> Option<FailureCode> {
         })
     {
         return Some(codes::OVERLOADED);
+    }
+    // A validator's string too long in the request's input (Pydantic's `string_too_long` on
+    // `body.input`, "String should have at most 2048 characters"): the input over its length, an
+    // overflow. The same on a name or an id is the request's own (read as invalid).
+    if label(&|l| l == "string_too_long")
+        && meaning::words(text).iter().any(|w| {
+            matches!(
+                *w,
+                "input"
+                    | "prompt"
+                    | "messages"
+                    | "message"
+                    | "content"
+                    | "query"
+                    | "text"
+                    | "question"
+            )
+        })
+    {
+        return Some(codes::CONTEXT_WINDOW_EXCEEDED);
     }
     // A quota label: a known one, or one that says a quota is insufficient ("insufficient_user_quota").
     // A quota merely "exceeded" can be per minute (Cerebras' `request_quota_exceeded`): the words decide.
@@ -1124,6 +1184,12 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
     // Money words that only condition a per-minute limit ("You have not yet added your payment
     // method in the billing page and will have reduced rate limits of 3 RPM and 10K TPM"): the
     // limit that was hit is the rate; no money is said to have run out.
+    // A quota named only as one of two limits, beside a rate ("API quota or rate limit exceeded.
+    // Please try again later.", go-generative-api-router's 429): the proxy does not know which;
+    // the one a retry can cure is the rate, and the words ask for a retry.
+    if says(&["quota or rate limit", "rate limit or quota"]) {
+        return Some(codes::RATE_LIMITED);
+    }
     if meaning::says_quota_exhausted(text) && !meaning::says_only_a_per_minute_budget(text) {
         return Some(codes::QUOTA_EXCEEDED);
     }
@@ -1352,6 +1418,11 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
             "operation was aborted",
             // Chinese: "timed out" ("文件等待处理超时").
             "超时",
+            // A stream with no tokens for too long ("Generation stalled mid-stream (60s between
+            // tokens)", LoLLMs), what the host's own watchdog calls a time-out.
+            "stalled mid-stream",
+            "generation stalled",
+            "stream stalled",
         ]) || meaning::says_too_slow(text))
     {
         return Some(codes::TIMEOUT);
@@ -2655,6 +2726,8 @@ const RATE_WORDING: &[&str] = &[
     // The caller's own conversations still running ("There are conversations in progress.
     // Please try again later.", NocoBase): one at a time, a rate of the caller's.
     "conversations in progress",
+    // The caller's own token budget ("You have exceeded your token limit for this model").
+    "your token limit",
     "conversation in progress",
     // Chinese: asking too fast ("提问太快啦，请休息一下再问我吧", chatgpt-on-wechat).
     "提问太快",

@@ -58,6 +58,33 @@ pub fn outlasting_rate_limit(
     }
 }
 
+/// A spend limit of a short window, under a 429 with a retry within [`QUOTA_HORIZON_MS`] (goxy's
+/// "spend limit exceeded" with `retry-after: 1432`, its hourly budget): the window resets within
+/// a retry's wait, a rate, though money named it. A balance, credit or bill named stays quota.
+pub fn spend_window_resetting_soon(
+    code: FailureCode,
+    status: Option<u16>,
+    text: &str,
+    retry_after_ms: Option<u64>,
+) -> FailureCode {
+    let soon = retry_after_ms.is_some_and(|ms| ms < QUOTA_HORIZON_MS);
+    if code == codes::QUOTA_EXCEEDED
+        && status == Some(429)
+        && soon
+        && says_any(text, &["spend limit", "spending limit"])
+        && !says_any(
+            text,
+            &[
+                "balance", "credit", "billing", "payment", "recharge", "top up",
+            ],
+        )
+    {
+        codes::RATE_LIMITED
+    } else {
+        code
+    }
+}
+
 /// Whether the wording says one request is too long for the model's context.
 pub fn says_context_overflow(text: &str) -> bool {
     let text = &without_urls(text);
@@ -69,6 +96,12 @@ pub fn says_context_overflow(text: &str) -> bool {
         return false;
     }
     let says = |patterns: &[&str]| says_any(text, patterns);
+    // The caller's own budget of tokens ("You have exceeded your token limit for this model",
+    // Bionic GPT's per-user limit): the account's, not the model's context (a rate, read
+    // elsewhere).
+    if says(&["your token limit", "your tokens limit"]) {
+        return false;
+    }
     // A limit that only a request's length can break, named: enough on its own.
     says(CONTEXT_LIMITS)
         // A length limit of a general kind, and the request over it.
@@ -158,7 +191,7 @@ pub fn without_guesses(text: &str) -> std::borrow::Cow<'_, str> {
     const GUESSES: &[&str] = &["可能是", "可能由于", "可能因为"];
     const ENDS: &[char] = &['.', '!', '?', ';', '\n', '。', '！', '？', '；'];
     let Some(first) = GUESSES.iter().filter_map(|g| text.find(g)).min() else {
-        return std::borrow::Cow::Borrowed(text);
+        return without_english_guesses(text);
     };
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
@@ -174,6 +207,29 @@ pub fn without_guesses(text: &str) -> std::borrow::Cow<'_, str> {
     }
     out.push_str(rest);
     std::borrow::Cow::Owned(out)
+}
+
+/// The English form: a later sentence's guess at the cause ("Generation timed out waiting for
+/// first token (300s). The model may be overloaded or the context is too large.", LoLLMs),
+/// dropped from its hedge to the sentence's end. A first sentence that hedges is all there is,
+/// and is kept.
+fn without_english_guesses(text: &str) -> std::borrow::Cow<'_, str> {
+    const HEDGES: &[&str] = &[" may be ", " might be ", " could be "];
+    let Some(at) = HEDGES.iter().filter_map(|h| text.find(h)).min() else {
+        return std::borrow::Cow::Borrowed(text);
+    };
+    if !text[..at].contains(['.', '!', '?']) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let rest = &text[at..];
+    let end = rest
+        .find(['.', '!', '?', '\n'])
+        .map_or(rest.len(), |e| e + 1);
+    std::borrow::Cow::Owned(format!(
+        "{}{}",
+        &text[..at],
+        without_english_guesses(&rest[end..])
+    ))
 }
 
 /// Whether "too long" is said of time, not of length: "The request took too long to complete and was
