@@ -675,85 +675,9 @@ impl Decoder {
                 _ => v,
             })
             .collect();
-        let understood = values.iter().any(knows);
-        if !understood {
-            // An error in an envelope of its own, sent with a 2xx (Baidu's `{"error_code": 17,
-            // "error_msg": "Open api daily request limit reached"}`): classified as any in-band error.
-            if let Some(error) = values.iter().find(|v| carries_an_error(v)) {
-                let failure = classify_in_band(error, &self.head);
-                return self.emit_error(failure, out);
-            }
-            // A success envelope around an empty reply (LangBot's `{"code": 0, "msg": "ok",
-            // "data": {"message": []}}`): the platform answered, with nothing in it.
-            if values.iter().any(empty_reply_in_a_success_envelope) {
-                let failure = self.empty_response("a success envelope around an empty reply");
-                return self.emit_error(failure, out);
-            }
-            // An app's answer its own safety check marked as refused (a cancer-information bot's
-            // `{"responseText": "I can't diagnose cancer ...", "safety": {"classification":
-            // "refusal"}}`): a content filter, its text the refusal's words.
-            if let Some(v) = values.iter().find(|v| marked_refused(v)) {
-                let said = longest_words(v, 0).unwrap_or_default();
-                let refusal = serde_json::json!({ "message": said, "code": "content_filter" });
-                return self.emit_error(classify_in_band(&refusal, &self.head), out);
-            }
-            // An app's answer marked as an error, with its words inside (Home Assistant's
-            // `"response_type": "error"`; a Moodle plugin's `{"code": 429, "string": "error",
-            // "result": "{\"message\": ...}"}`), or one string and nothing else (Willow's
-            // `{"response": "Chatbot not installed or supported"}`).
-            if let Some(failure) = values.iter().find_map(|v| self.app_error(v)) {
-                return self.emit_error(failure, out);
-            }
-            // An answer in another API's shape whose assistant message is a sentence that names
-            // a failure (LightRAG's Ollama-shaped `{"message": {"role": "assistant", "content":
-            // "No response generated"}, "done": true}`; a guard connector's `{"message":
-            // {"content": "F5 AI Guardrails blocked this request"}}`): that failure. A longer
-            // text is an answer this adapter does not read, whatever it says.
-            if let Some(failure) = values
-                .iter()
-                .filter_map(|v| v.pointer("/message/content").and_then(Value::as_str))
-                .filter(|said| said.trim().chars().count() <= answer::STATUS_SENTENCE_CHARS)
-                .find_map(|said| failure_named_by_words(said, |v| classify_in_band(v, &self.head)))
-            {
-                return self.emit_error(failure, out);
-            }
-            // A result in another API's shape whose `finish_reason` says why nothing came
-            // (Fooocus-API's `[{"base64": null, ..., "finish_reason": "QUEUE_IS_FULL"}]`): its
-            // words, read as an error's, when they name a meaning.
-            let reasons = values
-                .iter()
-                .flat_map(|v| {
-                    v.as_array()
-                        .map_or_else(|| vec![v], |items| items.iter().collect())
-                })
-                .filter_map(|v| v.get("finish_reason").and_then(Value::as_str))
-                .map(|r| words_of_a_code(r).unwrap_or_else(|| r.to_ascii_lowercase()));
-            for reason in reasons {
-                if let Some(failure) =
-                    failure_named_by_words(&reason, |v| classify_in_band(v, &self.head))
-                {
-                    return self.emit_error(failure, out);
-                }
-            }
-            // Nothing at all in JSON (`transformers serve` answers `{}` to a conversation that ends
-            // with an assistant turn): no completion and no error, an empty response.
-            if let [v @ (Value::Null | Value::Object(_) | Value::Array(_))] = &values[..]
-                && v.as_object().is_none_or(serde_json::Map::is_empty)
-                && v.as_array().is_none_or(Vec::is_empty)
-            {
-                let failure = self.empty_response(&format!(
-                    "an empty JSON document ({}): no completion and no error",
-                    excerpt(text.trim(), QUOTE_CHARS)
-                ));
-                return self.emit_error(failure, out);
-            }
-            // A bare JSON string ("Violated policies: toxicity, please check your input.") is read
-            // as plain words.
-            let said = match &values[..] {
-                [Value::String(said)] => said.as_str(),
-                _ => "",
-            };
-            return self.emit_error(self.meaning_or_unparseable(said, &text, true), out);
+        if !values.iter().any(knows) {
+            let failure = self.failure_of_a_foreign_body(&values, &text);
+            return self.emit_error(failure, out);
         }
         if let Some(failure) = values.iter().find_map(|v| self.answer_no_model_wrote(v)) {
             return self.emit_error(failure, out);
@@ -781,6 +705,86 @@ impl Decoder {
             let failure = self.empty_response("a completion that has no choices");
             self.emit_error(failure, out);
         }
+    }
+
+    /// A 2xx JSON body in no shape this decoder reads as a completion (no `choices`, `usage`,
+    /// `error` or `type`): the failure it is, read step by step from the most explicit (an error
+    /// envelope of its own) to the least (its words, else "unparseable").
+    fn failure_of_a_foreign_body(&self, values: &[Value], text: &str) -> LlmFailure {
+        // An error in an envelope of its own, sent with a 2xx (Baidu's `{"error_code": 17,
+        // "error_msg": "Open api daily request limit reached"}`): classified as any in-band error.
+        if let Some(error) = values.iter().find(|v| carries_an_error(v)) {
+            return classify_in_band(error, &self.head);
+        }
+        // A success envelope around an empty reply (LangBot's `{"code": 0, "msg": "ok",
+        // "data": {"message": []}}`): the platform answered, with nothing in it.
+        if values.iter().any(empty_reply_in_a_success_envelope) {
+            return self.empty_response("a success envelope around an empty reply");
+        }
+        // An app's answer its own safety check marked as refused (a cancer-information bot's
+        // `{"responseText": "I can't diagnose cancer ...", "safety": {"classification":
+        // "refusal"}}`): a content filter, its text the refusal's words.
+        if let Some(v) = values.iter().find(|v| marked_refused(v)) {
+            let said = longest_words(v, 0).unwrap_or_default();
+            let refusal = serde_json::json!({ "message": said, "code": "content_filter" });
+            return classify_in_band(&refusal, &self.head);
+        }
+        // An app's answer marked as an error, with its words inside (Home Assistant's
+        // `"response_type": "error"`; a Moodle plugin's `{"code": 429, "string": "error",
+        // "result": "{\"message\": ...}"}`), or one string and nothing else (Willow's
+        // `{"response": "Chatbot not installed or supported"}`).
+        if let Some(failure) = values.iter().find_map(|v| self.app_error(v)) {
+            return failure;
+        }
+        // An answer in another API's shape whose assistant message is a sentence that names
+        // a failure (LightRAG's Ollama-shaped `{"message": {"role": "assistant", "content":
+        // "No response generated"}, "done": true}`; a guard connector's `{"message":
+        // {"content": "F5 AI Guardrails blocked this request"}}`): that failure. A longer
+        // text is an answer this adapter does not read, whatever it says.
+        if let Some(failure) = values
+            .iter()
+            .filter_map(|v| v.pointer("/message/content").and_then(Value::as_str))
+            .filter(|said| said.trim().chars().count() <= answer::STATUS_SENTENCE_CHARS)
+            .find_map(|said| failure_named_by_words(said, |v| classify_in_band(v, &self.head)))
+        {
+            return failure;
+        }
+        // A result in another API's shape whose `finish_reason` says why nothing came
+        // (Fooocus-API's `[{"base64": null, ..., "finish_reason": "QUEUE_IS_FULL"}]`): its
+        // words, read as an error's, when they name a meaning.
+        let reasons = values
+            .iter()
+            .flat_map(|v| {
+                v.as_array()
+                    .map_or_else(|| vec![v], |items| items.iter().collect())
+            })
+            .filter_map(|v| v.get("finish_reason").and_then(Value::as_str))
+            .map(|r| words_of_a_code(r).unwrap_or_else(|| r.to_ascii_lowercase()));
+        for reason in reasons {
+            if let Some(failure) =
+                failure_named_by_words(&reason, |v| classify_in_band(v, &self.head))
+            {
+                return failure;
+            }
+        }
+        // Nothing at all in JSON (`transformers serve` answers `{}` to a conversation that ends
+        // with an assistant turn): no completion and no error, an empty response.
+        if let [v @ (Value::Null | Value::Object(_) | Value::Array(_))] = values
+            && v.as_object().is_none_or(serde_json::Map::is_empty)
+            && v.as_array().is_none_or(Vec::is_empty)
+        {
+            return self.empty_response(&format!(
+                "an empty JSON document ({}): no completion and no error",
+                excerpt(text.trim(), QUOTE_CHARS)
+            ));
+        }
+        // A bare JSON string ("Violated policies: toxicity, please check your input.") is read
+        // as plain words.
+        let said = match values {
+            [Value::String(said)] => said.as_str(),
+            _ => "",
+        };
+        self.meaning_or_unparseable(said, text, true)
     }
 
     /// A `finish_reason: "error"`. Its choice may carry words (Thor: "对话模型请求限流", the
