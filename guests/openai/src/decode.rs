@@ -1088,15 +1088,26 @@ fn longest_words(v: &Value, depth: usize) -> Option<String> {
     .filter(|s| !s.trim().is_empty())
 }
 
-/// An SSE event name that says error: `error`, or AIDeepin's `[ERROR]`.
 /// An SSE event name that says error: `error`, `[ERROR]` (AIDeepin), or `error` joined to a word
-/// by `_` or `-` (DataLine's `error_event`, `stream_error`).
+/// by `_` or `-` (DataLine's `error_event`, `stream_error`). Asked of every named event, so it
+/// allocates nothing.
 fn names_an_error_event(name: &str) -> bool {
-    let name = name.trim().trim_matches(['[', ']']).to_ascii_lowercase();
-    let parts: Vec<&str> = name.split(['_', '-']).collect();
-    name == "error"
-        || matches!(parts[..], ["error", other] | [other, "error"]
-            if !other.is_empty() && !matches!(other, "no" | "non" | "clear" | "cleared"))
+    let name = name.trim().trim_matches(['[', ']']);
+    let is_error = |w: &str| w.eq_ignore_ascii_case("error");
+    if is_error(name) {
+        return true;
+    }
+    let mut parts = name.split(['_', '-']);
+    let (Some(first), Some(second), None) = (parts.next(), parts.next(), parts.next()) else {
+        return false;
+    };
+    let names_none = |w: &str| {
+        w.is_empty()
+            || ["no", "non", "clear", "cleared"]
+                .iter()
+                .any(|n| w.eq_ignore_ascii_case(n))
+    };
+    (is_error(first) && !names_none(second)) || (is_error(second) && !names_none(first))
 }
 
 fn finish(kind: FinishKind, reason: &str) -> Finish {

@@ -16,25 +16,48 @@ pub const ERROR_REPORT_CHARS: usize = 1_000;
 /// gateway's "Request blocked by Lakera Guard" written as a completion).
 pub const STATUS_SENTENCE_CHARS: usize = 200;
 
+/// Text kept up to [`ERROR_REPORT_CHARS`], and a count of all that was offered: what
+/// [`AnswerHead`] and [`UnreadWords`] each keep.
+#[derive(Debug, Default)]
+struct KeptText {
+    said: String,
+    chars: usize,
+}
+
+impl KeptText {
+    /// Past the limit: nothing more is kept, and what is kept is no report.
+    fn full(&self) -> bool {
+        self.chars > ERROR_REPORT_CHARS
+    }
+
+    /// Counts `text` (and `separator`), and keeps it after `separator` while the count stays
+    /// within the limit.
+    fn push(&mut self, text: &str, separator: &str) {
+        self.chars += text.chars().count() + separator.chars().count();
+        if self.chars <= ERROR_REPORT_CHARS {
+            if !self.said.is_empty() {
+                self.said.push_str(separator);
+            }
+            self.said.push_str(text);
+        }
+    }
+}
+
 /// The answer's first words, and a count of them up to [`ERROR_REPORT_CHARS`].
 #[derive(Debug, Default)]
 pub struct AnswerHead {
-    said: String,
-    chars: usize,
+    kept: KeptText,
 }
 
 impl AnswerHead {
     /// Keeps the text a batch of chunks streamed as the answer.
     pub fn note(&mut self, out: &[Chunk]) {
-        if self.chars > ERROR_REPORT_CHARS {
+        if self.kept.full() {
             return;
         }
         for chunk in out {
             if let Chunk::Text(text) = chunk {
-                self.chars += text.chars().count();
-                if self.chars <= ERROR_REPORT_CHARS {
-                    self.said.push_str(text);
-                }
+                self.kept.push(text, "");
             }
         }
     }
@@ -50,8 +73,8 @@ impl AnswerHead {
         out: &[Chunk],
         classify: impl Fn(&Value) -> LlmFailure,
     ) -> Option<LlmFailure> {
-        let mut said = self.said.clone();
-        let mut chars = self.chars;
+        let mut said = self.kept.said.clone();
+        let mut chars = self.kept.chars;
         for chunk in out {
             if let Chunk::Text(text) = chunk {
                 chars += text.chars().count();
@@ -67,16 +90,15 @@ impl AnswerHead {
         }
         // A limit notice addressed to the caller, and nothing else ("You have exceeded your token
         // limit for this model", Bionic GPT's chunk): a status sentence, no model's answer.
+        let lower = said.to_ascii_lowercase();
         let notice = ["you have exceeded", "you've exceeded", "you exceeded"]
             .iter()
-            .any(|lead| said.to_ascii_lowercase().starts_with(lead));
+            .any(|lead| lower.starts_with(lead));
         (notice && said.chars().count() <= STATUS_SENTENCE_CHARS)
             .then(|| failure_named_by_words(said, classify))
             .flatten()
     }
-}
 
-impl AnswerHead {
     /// `finish` as emitted: a plain stop of an answer that is an error report becomes that
     /// error's finish (see [`AnswerHead::error_report`]); any other finish is unchanged. An answer
     /// that called tools is never a report: pass `called_tools`.
@@ -130,26 +152,15 @@ pub fn declared_empty(head: &ResponseHead) -> bool {
 /// nothing the decoder could read ends as the failure its words name, not as a truncated stream.
 #[derive(Debug, Default)]
 pub struct UnreadWords {
-    said: String,
-    chars: usize,
+    kept: KeptText,
 }
 
 impl UnreadWords {
     /// Keeps an event's text that is not JSON.
     pub fn note_text(&mut self, text: &str) {
-        if self.chars > ERROR_REPORT_CHARS {
-            return;
-        }
         let text = text.trim();
-        if text.is_empty() {
-            return;
-        }
-        self.chars += text.chars().count() + 1;
-        if self.chars <= ERROR_REPORT_CHARS {
-            if !self.said.is_empty() {
-                self.said.push(' ');
-            }
-            self.said.push_str(text);
+        if !self.kept.full() && !text.is_empty() {
+            self.kept.push(text, " ");
         }
     }
 
@@ -169,13 +180,14 @@ impl UnreadWords {
     /// Words marked as an error (chatgpt-on-wechat's `{"type": "done", "content": "[ERROR]\n提问太快啦，
     /// ..."}`) are one whatever they name: a server error when they name nothing.
     pub fn failure(&self, classify: impl Fn(&Value) -> LlmFailure) -> Option<LlmFailure> {
-        if self.chars > ERROR_REPORT_CHARS {
+        if self.kept.full() {
             return None;
         }
-        if self.said.to_ascii_lowercase().contains("[error]") {
-            let said = self.said.replace("[ERROR]", "").replace("[error]", "");
+        let said = &self.kept.said;
+        if said.to_ascii_lowercase().contains("[error]") {
+            let said = said.replace("[ERROR]", "").replace("[error]", "");
             return Some(classify(&serde_json::json!({ "message": said.trim() })));
         }
-        failure_named_by_words(&self.said, classify)
+        failure_named_by_words(said, classify)
     }
 }

@@ -2726,9 +2726,9 @@ const RATE_WORDING: &[&str] = &[
     // The caller's own conversations still running ("There are conversations in progress.
     // Please try again later.", NocoBase): one at a time, a rate of the caller's.
     "conversations in progress",
+    "conversation in progress",
     // The caller's own token budget ("You have exceeded your token limit for this model").
     "your token limit",
-    "conversation in progress",
     // Chinese: asking too fast ("提问太快啦，请休息一下再问我吧", chatgpt-on-wechat).
     "提问太快",
     // Chinese per-minute caps: "已超出类别 C 每分钟上限（10 次/分）".
