@@ -78,11 +78,42 @@ fn carries_an_error(v: &Value) -> bool {
             .and_then(Value::as_i64)
             .is_some_and(|c| c != 0 && !(200..300).contains(&c))
             && names_a_message(o));
-    ERROR_KEYS.iter().any(|k| o.get(*k).is_some_and(|e| !e.is_null()))
+    // (An empty list or word is no error: Vigil's scan result says `"errors": []` beside its
+    // verdict.)
+    let present = |e: &Value| match e {
+        Value::Null => false,
+        Value::Array(items) => !items.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+        Value::String(s) => !s.trim().is_empty(),
+        _ => true,
+    };
+    ERROR_KEYS.iter().any(|k| o.get(*k).is_some_and(present))
         || failed
         || coded(o)
         // One level down, as iFlytek's frames put it: `{"header": {"code": 11200, "message": ...}}`.
         || o.values().filter_map(Value::as_object).any(coded)
+}
+
+/// An object with a message under a key that names an error (`error`, `errors`, `streamError`,
+/// `upstream_error`), three levels down at most: the error in an envelope of an app's own.
+fn error_named_within(v: &Value, depth: usize) -> Option<&Value> {
+    if depth > 3 {
+        return None;
+    }
+    let o = v.as_object()?;
+    let names_an_error = |k: &str| {
+        let k = k.to_ascii_lowercase();
+        k == "error" || k == "errors" || k.ends_with("error") || k.ends_with("_error")
+    };
+    o.iter()
+        .filter(|(k, _)| names_an_error(k))
+        .find_map(|(_, e)| {
+            let e = e.as_array().and_then(|items| items.first()).unwrap_or(e);
+            e.as_object()
+                .is_some_and(|e| names_a_message(e))
+                .then_some(e)
+        })
+        .or_else(|| o.values().find_map(|c| error_named_within(c, depth + 1)))
 }
 
 /// The error part of a body in the Vercel AI SDK's data-stream protocol, in which every line is a
@@ -729,6 +760,25 @@ impl Decoder {
             let refusal = serde_json::json!({ "message": said, "code": "content_filter" });
             return classify_in_band(&refusal, &self.head);
         }
+        // An error object under a key that names one, deeper in an envelope of the app's own
+        // (PaperDebugger's grpc-gateway stream: `{"result": {"streamError": {"errorMessage":
+        // "custom model not found: ..."}}}`).
+        if let Some(error) = values.iter().find_map(|v| error_named_within(v, 0)) {
+            return classify_in_band(error, &self.head);
+        }
+        // A verdict's list of findings as short sentences (Vigil's scan result, `"messages":
+        // ["Potential prompt injection detected: YARA signature(s)", ...]`): the failure the
+        // first that names one names. Chat messages are objects, never read here.
+        if let Some(failure) = values
+            .iter()
+            .filter_map(|v| v.get("messages").and_then(Value::as_array))
+            .flatten()
+            .filter_map(Value::as_str)
+            .filter(|said| said.trim().chars().count() <= answer::STATUS_SENTENCE_CHARS)
+            .find_map(|said| failure_named_by_words(said, |v| classify_in_band(v, &self.head)))
+        {
+            return failure;
+        }
         // An app's answer marked as an error, with its words inside (Home Assistant's
         // `"response_type": "error"`; a Moodle plugin's `{"code": 429, "string": "error",
         // "result": "{\"message\": ...}"}`), or one string and nothing else (Willow's
@@ -890,10 +940,16 @@ impl Decoder {
     /// as the error's status; or a lone string field whose words name a failure.
     fn app_error(&self, v: &Value) -> Option<LlmFailure> {
         let o = v.as_object()?;
+        // A type or a status of the app's own naming says "error" (Mantella's
+        // `{"mantella_reply_type": "error", "mantella_message": "..."}`).
         let marks_error = |o: &serde_json::Map<String, Value>| {
-            ["response_type", "string", "status"]
-                .iter()
-                .any(|k| o.get(*k).and_then(Value::as_str) == Some("error"))
+            o.iter().any(|(k, v)| {
+                let marker = k == "string"
+                    || k == "status"
+                    || k.ends_with("_type")
+                    || k.ends_with("_status");
+                marker && v.as_str().is_some_and(|v| v.eq_ignore_ascii_case("error"))
+            })
         };
         let marked = marks_error(o) || o.values().filter_map(Value::as_object).any(marks_error);
         if !marked {

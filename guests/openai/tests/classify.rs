@@ -2938,3 +2938,66 @@ fn hedged_causes_quota_beside_a_rate_and_bracketed_statuses() {
         ),
     ]);
 }
+
+#[test]
+fn a_code_beside_its_message_an_entitlement_a_starting_server_and_a_full_account_pool() {
+    assert_codes(&[
+        // A one-word code beside a message: the message is read, and money outranks the code.
+        (
+            401,
+            r#"{"error": "unauthorized", "message": "Insufficient credits"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            401,
+            r#"{"error": "unauthorized", "message": "Invalid token"}"#,
+            "AUTH",
+        ),
+        // A feature the account is not entitled to, even a guardrail, is access.
+        (
+            403,
+            r#"{"result": "ENTITLEMENTS_MISSING", "details": "Guardrail entitlement is missing"}"#,
+            "AUTH",
+        ),
+        (
+            403,
+            r#"{"details": "Request blocked by the prompt guardrail"}"#,
+            "CONTENT_FILTER",
+        ),
+        // Every account of a pool at its concurrency cap is capacity; one key's cap is a rate.
+        (
+            503,
+            r#"{"error":"service_unavailable","message":"All available Claude Console accounts have reached their concurrency limit. Please try again later."}"#,
+            "OVERLOADED",
+        ),
+        (
+            429,
+            r#"{"error":{"message":"Your key has reached its concurrency limit"}}"#,
+            "RATE_LIMITED",
+        ),
+    ]);
+    let in_band = |said: &str| {
+        let v = serde_json::json!({ "error": said });
+        dsh_guest_openai::classify_in_band(&v, &head(200, &[]))
+            .code
+            .to_string()
+    };
+    // A server still starting is not yet taking work; one that failed to start is broken.
+    assert_eq!(in_band("System initializing"), "OVERLOADED");
+    assert_eq!(in_band("Registry not initialized"), "SERVER_ERROR");
+    assert_eq!(in_band("Failed to initialize the model"), "SERVER_ERROR");
+    // What the request asked for unknown to the server.
+    assert_eq!(
+        in_band("Request type 'resume_conversation' was not recognized"),
+        "INVALID_REQUEST"
+    );
+    // An agent that failed to respond is a server error, unless capacity is named beside it.
+    assert_eq!(in_band("agent failed to respond"), "SERVER_ERROR");
+    assert_eq!(
+        code(
+            503,
+            r#"{"error":{"message":"Service temporarily unavailable. All 10 model(s) failed to respond."}}"#
+        ),
+        "OVERLOADED"
+    );
+}

@@ -1210,3 +1210,63 @@ fn a_limit_notice_as_the_whole_answer_and_an_apps_safety_refusal_are_failures() 
         "CONTENT_FILTER"
     );
 }
+
+#[test]
+fn an_apps_own_error_markers_and_a_guards_findings_are_read_in_a_2xx_body() {
+    let ok = |body: &str| failure_code(&common::decode_200(body, "application/json"));
+    // A type of the app's own naming that says "error", with its message under its own key.
+    assert_eq!(
+        ok(
+            r#"{"mantella_reply_type":"error","mantella_message":"Request did not contain properly formatted json!"}"#
+        ),
+        "INVALID_REQUEST"
+    );
+    // An error object under a key that names one, two levels down.
+    assert_eq!(
+        ok(
+            r#"{"result": {"streamError": {"errorMessage": "custom model not found: \"6650f1c2\""}}}"#
+        ),
+        "INVALID_REQUEST"
+    );
+    // A verdict's findings as short sentences, beside an empty list of errors, which is none.
+    assert_eq!(
+        ok(
+            r#"{"status":"success","messages":["Potential prompt injection detected: YARA signature(s)"],"errors":[]}"#
+        ),
+        "CONTENT_FILTER"
+    );
+    // Chat messages are objects, and an empty `errors` alone makes no error.
+    let f = finish_of(&common::decode_200(
+        r#"{"messages":[{"role":"assistant","content":"Rate limit exceeded"}],"errors":[]}"#,
+        "application/json",
+    ));
+    assert!(
+        f.failure
+            .expect("a failure")
+            .message
+            .contains("neither a chat completion"),
+    );
+}
+
+#[test]
+fn an_error_report_in_brackets_as_the_whole_answer_is_a_failure() {
+    let body = sse(&[
+        r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":null},"finish_reason":null}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"content":"\n\n[Error: status_code: 429, model_name: m, body: {\"message\":\"Requests rate limit exceeded\"}]"},"finish_reason":"stop"}]}"#,
+    ]);
+    assert_eq!(failure_code(&decoded(&body)), "RATE_LIMITED");
+    let body = sse(&[
+        r#"{"choices":[{"index":0,"delta":{"content":"\n\n[Error: agent failed to respond]"},"finish_reason":null}]}"#,
+        r#"{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+    ]);
+    assert_eq!(failure_code(&decoded(&body)), "SERVER_ERROR");
+    // Brackets that open an answer and name no failure, or that do not close it, are an answer.
+    for said in [
+        "[Error: none of the three tests failed]",
+        "[Error: status 429] is what the log said, and then the job retried.",
+    ] {
+        let chunk = serde_json::json!({"choices":[{"index":0,"delta":{"content":said},"finish_reason":"stop"}]});
+        let body = sse(&[&chunk.to_string()]);
+        assert_eq!(finish_of(&decoded(&body)).kind, FinishKind::Stop, "{said}");
+    }
+}

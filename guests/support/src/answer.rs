@@ -63,7 +63,7 @@ impl AnswerHead {
     }
 
     /// The failure the whole answer reports, if it is an error report: at most
-    /// [`ERROR_REPORT_CHARS`], opening with "Error:" (or a limit notice to the caller, "You have
+    /// [`ERROR_REPORT_CHARS`], opening with "Error:" or in "[Error: ...]" (or a limit notice to the caller, "You have
     /// exceeded ...", of at most [`STATUS_SENTENCE_CHARS`]), and naming a failure (see
     /// [`failure_named_by_words`]). `out` is the batch being decoded, not noted yet; `classify`
     /// is the adapter's in-band classification. An answer that opens with "Error:" and names no
@@ -86,6 +86,14 @@ impl AnswerHead {
         }
         let said = said.trim();
         if let Some(report) = said.strip_prefix("Error:") {
+            return failure_named_by_words(report, classify);
+        }
+        // The same report in brackets, as the whole answer ("\n\n[Error: status_code: 429, ...]",
+        // an Obsidian agent's server writing its exception into the stream).
+        if let Some(report) = said
+            .strip_prefix("[Error:")
+            .and_then(|r| r.strip_suffix(']'))
+        {
             return failure_named_by_words(report, classify);
         }
         // A limit notice addressed to the caller, and nothing else ("You have exceeded your token

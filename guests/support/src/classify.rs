@@ -218,7 +218,9 @@ impl ErrorInfo {
                             info.extra.push(' ');
                             info.extra.push_str(&words);
                         }
-                        let beside: &[&str] = if class_name {
+                        // A code (`{"error": "unauthorized", "message": "Insufficient credits"}`,
+                        // Rebuff's): its message says the rest, which may outrank the code.
+                        let beside: &[&str] = if class_name || one_word {
                             &["detail", "message"]
                         } else {
                             &["detail"]
@@ -579,6 +581,9 @@ const MESSAGE_KEYS: &[&str] = &[
     // Elasticsearch's and OpenSearch's `{"error": {"root_cause": [...], "type": ..., "reason":
     // "..."}}`: with no message, the reason is the error's words (it is read as a label too).
     "reason",
+    // UiPath's guardrails API: `{"result": "ENTITLEMENTS_MISSING", "details": "Guardrail
+    // entitlement is missing"}`. Last: Google's `details` is a list beside its message.
+    "details",
 ];
 
 /// Whether an object carries a message under one of [`MESSAGE_KEYS`] (for a decoder deciding
@@ -1193,6 +1198,18 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
     if meaning::says_quota_exhausted(text) && !meaning::says_only_a_per_minute_budget(text) {
         return Some(codes::QUOTA_EXCEEDED);
     }
+    // A feature the caller's account is not entitled to ("Guardrail entitlement is missing",
+    // UiPath's 403): the account's rights, whatever the feature is, even a guardrail.
+    if says(&[
+        "entitlement is missing",
+        "entitlements are missing",
+        "entitlements missing",
+        "entitlements_missing",
+        "missing entitlement",
+        "not entitled to",
+    ]) {
+        return Some(codes::AUTH);
+    }
     // A guardrail (Portkey's, Bedrock's, NeMo's) is a policy check on what goes in or comes out;
     // so is a prompt guard that words its refusal by what it judged (`meaning::says_policy_refusal`).
     if says(CONTENT_WORDING)
@@ -1369,7 +1386,7 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
     // Every account of a proxy's pool at its concurrency cap ("上游账号当前均达到并发上限", grok2api's
     // 503): the pool has no room, capacity, as "All available ... accounts have reached their
     // concurrency limit" is. One account's or key's cap is a rate (below).
-    if says_pool_at_concurrency_cap_zh(text) {
+    if says_pool_at_concurrency_cap(text) {
         return Some(codes::OVERLOADED);
     }
     if rate_wording || says_already_in_progress_zh(text) {
@@ -1434,6 +1451,13 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
         || says_parameter_wrong_zh(text)
     {
         return Some(codes::INVALID_REQUEST);
+    }
+    // An agent or a model that gave nothing, said so and no more ("[Error: agent failed to
+    // respond]", an Obsidian agent's answer): the service behind the request failed. Last: beside
+    // words of capacity ("temporarily unavailable. All 10 model(s) failed to respond") those
+    // decide.
+    if says(&["failed to respond"]) && !meaning::says_overloaded(text) {
+        return Some(codes::SERVER_ERROR);
     }
     None
 }
@@ -1590,12 +1614,19 @@ fn says_model_not_ready(text: &str) -> bool {
     })
 }
 
-/// Chinese: the accounts (账号, 账户) all (均, 全部) at their concurrency cap (并发上限).
-fn says_pool_at_concurrency_cap_zh(text: &str) -> bool {
-    ["账号", "账户"].iter().any(|w| text.contains(w))
+/// Every account of a proxy's pool at its concurrency cap: "All available Claude Console accounts
+/// have reached their concurrency limit" (claude-relay-service), and in Chinese the accounts (账号,
+/// 账户) all (均, 全部) at their concurrency cap (并发上限).
+fn says_pool_at_concurrency_cap(text: &str) -> bool {
+    let words = meaning::words(text);
+    let english = (0..words.len()).any(|i| {
+        matches!(words[i], "accounts" | "keys") && words[i.saturating_sub(4)..i].contains(&"all")
+    }) && words.windows(2).any(|w| w == ["concurrency", "limit"]);
+    let chinese = ["账号", "账户"].iter().any(|w| text.contains(w))
         && ["均", "全部", "所有"].iter().any(|w| text.contains(w))
         && text.contains("并发")
-        && text.contains("上限")
+        && text.contains("上限");
+    english || chinese
 }
 
 /// Every credential of a pool (cookies, keys, accounts, tokens) said to be unavailable for a while:
@@ -2522,6 +2553,13 @@ const VALIDATION_WORDING: &[&str] = &[
     "not supported",
     "invalid",
     "malformed",
+    // What the request asked for unknown to the server, or its body unreadable ("Request type
+    // '...' was not recognized", "Request did not contain properly formatted json!": Mantella).
+    "not recognized",
+    "not recognised",
+    "unrecognized",
+    "unrecognised",
+    "properly formatted",
 ];
 const CONTENT_WORDING: &[&str] = &[
     // "Message was filtered" (chatgpt-on-wechat): its filter stopped the message.

@@ -1400,6 +1400,20 @@ fn duration_ms(text: &str) -> Option<u64> {
 /// model has too much traffic now" ("该模型当前访问量过大"), "load too high", "overloaded".
 const OVERLOAD_WORDING: &[&str] = &[
     "overloaded",
+    // A server still starting, not yet taking work ("System initializing", an NPC server's first
+    // event): the servers not ready, retried shortly, as a model still loading under a 503 is. A
+    // start that failed ("Failed to initialize", "not initialized") is a broken server instead.
+    "system initializing",
+    "system initialising",
+    "server initializing",
+    "service initializing",
+    "is initializing",
+    "is initialising",
+    "still initializing",
+    "is starting up",
+    "still starting up",
+    "is warming up",
+    "still warming up",
     // "Rejecting execution due to overload: 2 requests already enqueued" (Vespa's 429).
     "due to overload",
     "server overload",
