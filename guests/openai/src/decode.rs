@@ -94,26 +94,57 @@ fn carries_an_error(v: &Value) -> bool {
         || o.values().filter_map(Value::as_object).any(coded)
 }
 
-/// An object with a message under a key that names an error (`error`, `errors`, `streamError`,
-/// `upstream_error`), three levels down at most: the error in an envelope of an app's own.
-fn error_named_within(v: &Value, depth: usize) -> Option<&Value> {
-    if depth > 3 {
+/// An error inside a body or an event of an app's own shape, five levels down at most: an object
+/// with a message under a key that names an error (PaperDebugger's `{"result": {"streamError":
+/// {"errorMessage": ...}}}`), an object with a message that its reason, status or type marks as
+/// an error (Crush's turn `{"type": "finish", "data": {"reason": "error", "message": ...}}`), or
+/// one that says `"is_error": true` (the Claude Code SDK's result, whose words are its `result`).
+/// The error, as an in-band error to classify.
+fn error_within(v: &Value, depth: usize) -> Option<Value> {
+    if depth > 5 {
         return None;
     }
     let o = v.as_object()?;
+    if depth > 0 {
+        let marked = ["reason", "status", "type"].iter().any(|k| {
+            o.get(*k)
+                .and_then(Value::as_str)
+                .is_some_and(|m| m.eq_ignore_ascii_case("error"))
+        });
+        if marked && names_a_message(o) {
+            return Some(v.clone());
+        }
+    }
+    let says_error = ["is_error", "isError"]
+        .iter()
+        .any(|k| o.get(*k) == Some(&Value::Bool(true)));
+    if says_error
+        && let Some(said) = ["result", "message", "error", "text"]
+            .iter()
+            .find_map(|k| o.get(*k).and_then(Value::as_str))
+            .filter(|said| !said.trim().is_empty())
+    {
+        return Some(serde_json::json!({ "message": said }));
+    }
     let names_an_error = |k: &str| {
         let k = k.to_ascii_lowercase();
-        k == "error" || k == "errors" || k.ends_with("error") || k.ends_with("_error")
+        k == "errors" || k.ends_with("error")
     };
-    o.iter()
+    let named = o
+        .iter()
         .filter(|(k, _)| names_an_error(k))
         .find_map(|(_, e)| {
             let e = e.as_array().and_then(|items| items.first()).unwrap_or(e);
             e.as_object()
                 .is_some_and(|e| names_a_message(e))
-                .then_some(e)
+                .then(|| e.clone())
+        });
+    named.or_else(|| {
+        o.values().find_map(|c| match c {
+            Value::Array(items) => items.iter().find_map(|i| error_within(i, depth + 1)),
+            c => error_within(c, depth + 1),
         })
-        .or_else(|| o.values().find_map(|c| error_named_within(c, depth + 1)))
+    })
 }
 
 /// The error part of a body in the Vercel AI SDK's data-stream protocol, in which every line is a
@@ -456,6 +487,11 @@ impl Decoder {
             // The Responses API's other events carry the request's own text (`response.created`
             // echoes the instructions): nothing of a failure.
             _ if kind.starts_with("response.") => {}
+            // An unknown event with an error inside (Crush's failed turn, see `error_within`).
+            _ if let Some(error) = error_within(v, 0) => {
+                let failure = classify_in_band(&error, &self.head);
+                self.emit_error(failure, out);
+            }
             // Unknown events are ignored, their words kept for a stream that gives nothing else.
             _ => self.unread.note_json(v),
         }
@@ -760,11 +796,9 @@ impl Decoder {
             let refusal = serde_json::json!({ "message": said, "code": "content_filter" });
             return classify_in_band(&refusal, &self.head);
         }
-        // An error object under a key that names one, deeper in an envelope of the app's own
-        // (PaperDebugger's grpc-gateway stream: `{"result": {"streamError": {"errorMessage":
-        // "custom model not found: ..."}}}`).
-        if let Some(error) = values.iter().find_map(|v| error_named_within(v, 0)) {
-            return classify_in_band(error, &self.head);
+        // An error deeper in an envelope of the app's own (see `error_within`).
+        if let Some(error) = values.iter().find_map(|v| error_within(v, 0)) {
+            return classify_in_band(&error, &self.head);
         }
         // A verdict's list of findings as short sentences (Vigil's scan result, `"messages":
         // ["Potential prompt injection detected: YARA signature(s)", ...]`): the failure the

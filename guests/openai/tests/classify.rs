@@ -3001,3 +3001,95 @@ fn a_code_beside_its_message_an_entitlement_a_starting_server_and_a_full_account
         "OVERLOADED"
     );
 }
+
+#[test]
+fn missing_keys_plans_windows_and_caps_in_their_own_words() {
+    assert_codes(&[
+        // A key not found, required, or asked to be configured is a missing credential.
+        (
+            500,
+            r#"{"error": "No matching provider key found."}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"error":"LLM provider API key and model are required"}"#,
+            "AUTH",
+        ),
+        (
+            503,
+            r#"{"statusCode":503,"error":"Error","messages":["No AI models are available. Please configure at least one AI provider API key."]}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"status": "error", "message": "Error authenticating with the LLM provider. Please check your API key"}"#,
+            "AUTH",
+        ),
+        // ... but a count of tokens required is a length or money, never a key.
+        (
+            402,
+            r#"{"error":{"message":"More credits are required to run this request. 128000 token capacity required, 19484 available."}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // A list of messages (NestJS) is read as the message.
+        (
+            400,
+            r#"{"statusCode":400,"message":["model must be a string"],"error":"Bad Request"}"#,
+            "INVALID_REQUEST",
+        ),
+        // An upgrade named as what a feature takes is a plan that lacks it; one offered beside
+        // capacity is not.
+        (
+            422,
+            r#"{"error":"Upgrade your plan to enable Captain AI"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            529,
+            r#"{"type":"error","error":{"message":"High traffic detected. For a more stable experience, upgrade to our Plus plan"}}"#,
+            "OVERLOADED",
+        ),
+        // A scope's cap on what it stores, under a 403.
+        (403, r#""Workspace data limit exceeded""#, "QUOTA_EXCEEDED"),
+        // A subscription's window spent, reset at a clock time.
+        (
+            429,
+            r#"{"type":"error","error":"You've hit your session limit · resets 10:10pm (Africa/Cairo)"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // A message's cap stated; a name's is the request's own.
+        (
+            400,
+            r#"{"error":"Messages can be up to 20,000 characters."}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            400,
+            r#"{"error":"The name can be up to 64 characters."}"#,
+            "INVALID_REQUEST",
+        ),
+    ]);
+    // A model, an API or access not enabled for the caller is access; a server's capability
+    // not enabled is the request's.
+    let in_band = |said: &str| {
+        let v = serde_json::json!({ "error": said });
+        dsh_guest_openai::classify_in_band(&v, &head(200, &[]))
+            .code
+            .to_string()
+    };
+    assert_eq!(in_band("Copilot model not enabled"), "AUTH");
+    assert_eq!(in_band("Mirror API is not enabled"), "AUTH");
+    assert_eq!(
+        code(400, r#""Embedding support is not enabled""#),
+        "INVALID_REQUEST"
+    );
+    // A relay's "Server error:" before the upstream's overflow: the overflow.
+    let v = serde_json::json!({"error": "Ran into this error: Server error: Failed to call Bedrock: ValidationException: \"prompt is too long: 227255 tokens > 200000 maximum\"."});
+    assert_eq!(
+        dsh_guest_openai::classify_in_band(&v, &head(200, &[]))
+            .code
+            .to_string(),
+        "CONTEXT_WINDOW_EXCEEDED"
+    );
+}

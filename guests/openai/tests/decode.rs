@@ -1270,3 +1270,23 @@ fn an_error_report_in_brackets_as_the_whole_answer_is_a_failure() {
         assert_eq!(finish_of(&decoded(&body)).kind, FinishKind::Stop, "{said}");
     }
 }
+
+#[test]
+fn an_error_deep_in_an_apps_own_event_or_result_ends_the_stream() {
+    // A failed turn in an agent's event stream: an object its reason marks as an error.
+    let body = "data: {\"type\": \"message\", \"payload\": {\"type\": \"updated\", \"payload\": {\"parts\": [{\"type\": \"finish\", \"data\": {\"reason\": \"error\", \"message\": \"Stream transport error\", \"details\": \"INTERNAL_ERROR (received from peer)\"}}]}}}\n\n";
+    assert_eq!(failure_code(&decoded(body)), "SERVER_ERROR");
+    // A result that says `is_error`, in NDJSON lines: its words.
+    let body = "{\"type\": \"claude_json\", \"data\": {\"type\": \"result\", \"subtype\": \"success\", \"is_error\": true, \"result\": \"API Error: Extra usage is required for 1M context\"}}\n{\"type\": \"done\"}\n";
+    assert_eq!(
+        failure_code(&common::decode_200(body, "application/x-ndjson")),
+        "QUOTA_EXCEEDED"
+    );
+    // The same event shapes without an error are no failure of their own: the stream is read
+    // as before (an unknown event's words kept for a stream that gives nothing else).
+    let body = sse(&[
+        r#"{"type": "message", "payload": {"parts": [{"type": "finish", "data": {"reason": "end_turn", "message": "done"}}]}}"#,
+        r#"{"choices":[{"index":0,"delta":{"content":"Hello"},"finish_reason":"stop"}]}"#,
+    ]);
+    assert_eq!(finish_of(&decoded(&body)).kind, FinishKind::Stop);
+}

@@ -220,17 +220,19 @@ impl ErrorInfo {
                         }
                         // A code (`{"error": "unauthorized", "message": "Insufficient credits"}`,
                         // Rebuff's): its message says the rest, which may outrank the code.
+                        // (NestJS-style `messages`, a list: Twenty's `{"statusCode": 503, "error":
+                        // "Error", "messages": ["No AI models are available. ..."]}`.)
                         let beside: &[&str] = if class_name || one_word {
-                            &["detail", "message"]
+                            &["detail", "message", "messages"]
                         } else {
                             &["detail"]
                         };
                         for key in beside {
-                            if let Some(said) = o.get(*key).and_then(Value::as_str)
+                            if let Some(said) = o.get(*key).and_then(words_of)
                                 && said.trim() != s.trim()
                             {
                                 info.extra.push(' ');
-                                info.extra.push_str(&clip(said, MESSAGE_CHARS));
+                                info.extra.push_str(&clip(&said, MESSAGE_CHARS));
                             }
                         }
                     }
@@ -304,9 +306,8 @@ impl ErrorInfo {
             .iter()
             .filter_map(|k| field(e, k))
             .find_map(|v| match v {
-                Value::String(s) => non_empty(s),
                 Value::Null => None,
-                other => Some(other.to_string()),
+                other => words_of(other).or_else(|| Some(other.to_string())),
             })
             .map(|m| clip(&m, MESSAGE_CHARS));
         self.read_labels(e);
@@ -1125,7 +1126,12 @@ fn by_server_side_words(said: &Said) -> Option<FailureCode> {
         || says_status_internal(text)
         || says_no_backends_found(text)
         || says_upstream_answer_broken(text)
-        || (!said.server_status && says(&["server error", "server generate error"]))
+        || (!said.server_status
+            && says(&["server error", "server generate error"])
+            // A relay's "Server error:" before the upstream's own words of an overflow ("Server
+            // error: Failed to call Bedrock: ValidationException: ... prompt is too long: 227255
+            // tokens > 200000 maximum", goose): the overflow is what happened.
+            && !meaning::says_context_overflow(text))
     {
         return Some(codes::SERVER_ERROR);
     }
@@ -1228,6 +1234,7 @@ fn by_wording(said: &Said) -> Option<FailureCode> {
         return Some(codes::INVALID_REQUEST);
     }
     if says(AUTH_WORDING)
+        || says_not_enabled_for_caller(text)
         || says_credential_invalid(text)
         || says_credential_expired_zh(text)
         || says_credential_kind_refused(text)
@@ -1579,9 +1586,20 @@ fn says_bare_forbidden(text: &str) -> bool {
 /// per-minute budget named.
 fn says_key_limit_exceeded(text: &str) -> bool {
     let words = meaning::words(text);
+    let scope = |w: &str| {
+        matches!(
+            w,
+            "key" | "account" | "user" | "workspace" | "organization" | "org" | "team" | "tenant"
+        )
+    };
     let named = (1..words.len()).any(|i| {
         words[i] == "limit"
-            && matches!(words[i - 1], "key" | "account" | "user")
+            // ... or a scope's cap on what it stores or spends ("Workspace data limit exceeded",
+            // Laminar's 403).
+            && (scope(words[i - 1])
+                || (i >= 2
+                    && scope(words[i - 2])
+                    && matches!(words[i - 1], "data" | "storage" | "usage" | "spend" | "credit")))
             && words[i + 1..(i + 3).min(words.len())]
                 .iter()
                 .any(|w| matches!(*w, "exceeded" | "reached"))
@@ -2104,7 +2122,9 @@ const CREDENTIALS: &[&str] = &[
 /// Credential words as one word each ("api key" → "apikey"), for [`says_credential_invalid`] and
 /// [`says_no_credential`].
 fn credential_words(text: &str) -> String {
+    // "No matching provider key found" (Laminar): a provider's API key.
     text.replace("api key", "apikey")
+        .replace("provider key", "apikey")
         .replace("api-key", "apikey")
         .replace("access key", "accesskey")
 }
@@ -2117,12 +2137,23 @@ fn says_no_credential(text: &str) -> bool {
     let text = credential_words(text);
     let words = meaning::words(&text);
     // (A key named by its variable counts: "No OPENAI_API_KEY set", Supabase.)
+    let credential =
+        |w: &str| CREDENTIALS.contains(&w) || w.ends_with("_api_key") || w.ends_with("_api_token");
     words.iter().enumerate().any(|(i, w)| {
-        (CREDENTIALS.contains(w) || w.ends_with("_api_key") || w.ends_with("_api_token"))
+        credential(w)
             && words[i.saturating_sub(4)..i].contains(&"no")
             && meaning::around(&words, i, 4)
                 .iter()
                 .any(|n| THERE.contains(n))
+    })
+    // A key said to be required ("LLM provider API key and model are required", Plane's 400),
+    // or asked to be configured ("Please configure at least one AI provider API key", Twenty).
+    // (Not a "token": "128000 token capacity required" is a length.)
+    || words.iter().enumerate().any(|(i, w)| {
+        credential(w)
+            && *w != "token"
+            && (words[i + 1..(i + 5).min(words.len())].contains(&"required")
+                || words[i.saturating_sub(6)..i].contains(&"configure"))
     })
 }
 
@@ -2277,6 +2308,22 @@ fn names_a_reason_phrase(lower: &str) -> bool {
     [400, 404, 409, 422, 500, 502]
         .iter()
         .any(|s| crate::text::reason_phrase(*s).eq_ignore_ascii_case(lower.trim()))
+}
+
+/// A model, an API or access not enabled for whoever asked ("Copilot model not enabled", Crush
+/// relaying GitHub Copilot; "Mirror API is not enabled"; "Cody Gateway access not enabled"): the
+/// account's settings or rights, as tuning judges these under a 403. A capability of the server
+/// ("Embedding support is not enabled") is the request's: not this.
+fn says_not_enabled_for_caller(text: &str) -> bool {
+    let words = meaning::words(text);
+    (1..words.len()).any(|i| {
+        words[i] == "enabled"
+            && words[i - 1] == "not"
+            && words[i.saturating_sub(4)..i - 1]
+                .iter()
+                .any(|w| matches!(*w, "model" | "api" | "access" | "service" | "bot"))
+            && !words[i.saturating_sub(4)..i].contains(&"support")
+    })
 }
 
 /// An operation refused for the model, not for the caller: "You are not allowed to do chat
@@ -2605,6 +2652,11 @@ const CONTENT_WORDING: &[&str] = &[
     "阻止生成",
 ];
 const AUTH_WORDING: &[&str] = &[
+    // "Error authenticating with the LLM provider. Please check your API key" (OpenHands).
+    "error authenticating",
+    "failed authenticating",
+    "error while authenticating",
+    "check your api key",
     // A caller's address or identity not on the list ("Container not allowed for address",
     // Ritual's Infernet node).
     "not allowed for address",
@@ -2783,6 +2835,24 @@ const RATE_WORDING: &[&str] = &[
 fn google_duration_ms(text: &str) -> Option<u64> {
     let seconds: f64 = text.trim().strip_suffix('s')?.parse().ok()?;
     (seconds.is_finite() && seconds >= 0.0).then(|| (seconds * 1000.0).round() as u64)
+}
+
+/// A message's words: a string, or a list of strings (NestJS's `"message": ["email must be an
+/// email", ...]`), joined.
+fn words_of(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => non_empty(s),
+        Value::Array(items) if !items.is_empty() && items.iter().all(Value::is_string) => {
+            non_empty(
+                &items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )
+        }
+        _ => None,
+    }
 }
 
 fn string_of(v: &Value) -> Option<String> {

@@ -127,16 +127,22 @@ pub fn says_context_overflow(text: &str) -> bool {
 }
 
 /// The input said to exceed a count of characters ("message content exceeds 2500 characters",
-/// Zep): one of [`LONG_SUBJECTS`] or its content, then "exceeds" a number of characters. A
-/// name's or an id's cap ("name exceeds 64 characters") is the request's own, not its length.
+/// Zep), or the cap it broke stated ("Messages can be up to 20,000 characters.", Inbox Zero's
+/// 400): one of [`LONG_SUBJECTS`] or its content, then "exceeds" (or "can be up to", "at most")
+/// a number of characters. A name's or an id's cap ("name exceeds 64 characters") is the
+/// request's own, not its length.
 fn says_characters_over_a_cap(text: &str) -> bool {
     let words = words(text);
     (1..words.len()).any(|i| {
-        matches!(words[i], "exceeds" | "exceeded" | "exceeding")
-            && words[i.saturating_sub(3)..i]
+        let capped = matches!(words[i], "exceeds" | "exceeded" | "exceeding" | "exceed")
+            || (words[i] == "to" && words[i - 1] == "up")
+            || (words[i] == "most" && words[i - 1] == "at");
+        // ("messages can be up to": the subject four words back.)
+        capped
+            && words[i.saturating_sub(4)..i]
                 .iter()
                 .any(|w| LONG_SUBJECTS.contains(w) || *w == "content" || *w == "text")
-            && !words[i.saturating_sub(3)..i]
+            && !words[i.saturating_sub(4)..i]
                 .iter()
                 .any(|w| matches!(*w, "name" | "id" | "title" | "key" | "tag"))
             && words[i + 1..(i + 5).min(words.len())]
@@ -1130,6 +1136,18 @@ fn says_plan_lacks(text: &str) -> bool {
     ];
     const NOT: &[&str] = &["not", "no", "doesn", "don", "isn", "aren", "without"];
     let words = words(text);
+    // An upgrade named as what it takes to get the feature ("Upgrade your plan to enable Captain
+    // AI", Chatwoot's 422): the plan lacks it. An upgrade offered beside another failure
+    // ("High traffic detected. ... upgrade to our Plus plan") names no feature so.
+    if words.windows(5).any(|w| {
+        w[0] == "upgrade"
+            && matches!(w[1], "your" | "the")
+            && PLAN.contains(&w[2])
+            && w[3] == "to"
+            && matches!(w[4], "enable" | "use" | "access" | "unlock" | "get")
+    }) {
+        return true;
+    }
     // A model kept from trial accounts ("unavailable for the current account due to restriction
     // (e.g. trial_not_allowed)", notion2api).
     if says_any(
@@ -1661,6 +1679,18 @@ const OFFER_ENDED: &[&str] = &[
 const USAGE_LIMITS: &[&str] = &[
     "usage limit",
     "usage cap",
+    // A subscription's window of use spent ("You've hit your session limit · resets 10:10pm",
+    // "You've hit your limit · resets 3am": Claude's plans, whose windows last hours).
+    "hit your limit",
+    "hit your session limit",
+    "hit your weekly limit",
+    "hit your daily limit",
+    "hit your monthly limit",
+    "session limit reached",
+    // Use past the plan that must be bought ("Extra usage is required for 1M context · enable
+    // extra usage at claude.ai/settings/usage").
+    "extra usage is required",
+    "enable extra usage",
     // A plan's count of predictions (Flowise Cloud: "Predictions limit exceeded").
     "predictions limit",
     "prediction limit",
