@@ -71,6 +71,13 @@ fn carries_an_error(v: &Value) -> bool {
             .iter()
             .any(|f| s.eq_ignore_ascii_case(f))
         }) && names_a_message(o))
+        // An HTTP status of its own beside a message (Typebot's stream route: `{"message": "No
+        // API key provided", "status": 500, "context": ...}` under a 200).
+        || (o
+            .get("status")
+            .and_then(Value::as_u64)
+            .is_some_and(|c| (400..600).contains(&c))
+            && names_a_message(o))
         // A status code of its own that is no success beside a message (Bisheng's
         // `{"status_code": 403, "status_message": "No permission to operate", "data": ...}`).
         || (o

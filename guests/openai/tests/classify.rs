@@ -3093,3 +3093,64 @@ fn missing_keys_plans_windows_and_caps_in_their_own_words() {
         "CONTEXT_WINDOW_EXCEEDED"
     );
 }
+
+#[test]
+fn bare_keys_trials_workers_details_and_key_names_read_by_meaning() {
+    assert_codes(&[
+        // A bare key, absent or not valid, is the credential; a JSON key is not.
+        (
+            404,
+            r#"{"success": false, "error": "No key found for openai"}"#,
+            "AUTH",
+        ),
+        (
+            422,
+            r#"{"success": false, "error": "The key provided for openai is not valid or undefined."}"#,
+            "AUTH",
+        ),
+        (
+            402,
+            r#"{"detail": "You have invalid keys in your model configuration. Please validate the service keys."}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"error":"OpenAI API Key is not valid. Please check the key."}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"error":"Invalid key 'foo' in the JSON body"}"#,
+            "INVALID_REQUEST",
+        ),
+        // A trial over is money; the workers all taken are capacity.
+        (
+            403,
+            r#"{"detail": "The audit trial for this user has expired."}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"code":"10001","data":null,"msg":"workers limit"}"#,
+            "OVERLOADED",
+        ),
+        // A variable's name names no budget: the server's own key not set.
+        (
+            500,
+            r#"{"detail": "DAILY_API_KEY not configured on server"}"#,
+            "AUTH",
+        ),
+        // An answer that came back with nothing.
+        (
+            500,
+            r#"{"error":"Re-OCR returned no result"}"#,
+            "EMPTY_RESPONSE",
+        ),
+        // Italian for a question not safe.
+        (
+            400,
+            r#"{"detail": "Domanda non pertinente o non sicura."}"#,
+            "CONTENT_FILTER",
+        ),
+    ]);
+}

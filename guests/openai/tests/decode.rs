@@ -1290,3 +1290,37 @@ fn an_error_deep_in_an_apps_own_event_or_result_ends_the_stream() {
     ]);
     assert_eq!(finish_of(&decoded(&body)).kind, FinishKind::Stop);
 }
+
+#[test]
+fn a_status_of_its_own_and_a_logs_details_mark_an_error_in_a_2xx_body() {
+    let ok = |body: &str| failure_code(&common::decode_200(body, "application/json"));
+    assert_eq!(
+        ok(
+            r#"{"message": "No API key provided", "status": 500, "context": "While streaming OpenAI chat completion"}"#
+        ),
+        "AUTH"
+    );
+    assert_eq!(
+        ok(
+            r#"{"message": "429 You exceeded your current quota, please check your plan and billing details.", "status": 500}"#
+        ),
+        "QUOTA_EXCEEDED"
+    );
+    assert_eq!(
+        ok(
+            r#"{"messages": [], "logs": [{"status": "error", "description": "OpenAI block returned error", "details": "{\"message\": \"Request failed with status code 429\"}"}]}"#
+        ),
+        "RATE_LIMITED"
+    );
+    // A status that says success beside a message is an envelope.
+    let f = finish_of(&common::decode_200(
+        r#"{"message": "saved", "status": 200}"#,
+        "application/json",
+    ));
+    assert!(
+        f.failure
+            .expect("a failure")
+            .message
+            .contains("neither a chat completion"),
+    );
+}

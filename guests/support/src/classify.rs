@@ -311,6 +311,15 @@ impl ErrorInfo {
             })
             .map(|m| clip(&m, MESSAGE_CHARS));
         self.read_labels(e);
+        // A title and its details (Typebot's log `{"status": "error", "description": "OpenAI
+        // block returned error", "details": "...status code 429..."}`): the details are words of
+        // the error too.
+        if let Some(details) = e.get("details").and_then(Value::as_str)
+            && self.message.as_deref().is_some_and(|m| m != details.trim())
+        {
+            self.extra.push(' ');
+            self.extra.push_str(&clip(details, MESSAGE_CHARS));
+        }
         // FastAPI's `{"detail": {"msg": ..., "type": "bad_input"}}`: the object is the error.
         if let Some(detail) = e.get("detail").and_then(Value::as_object)
             && detail.len() < 16
@@ -1893,8 +1902,10 @@ fn says_no_backends_found(text: &str) -> bool {
 /// from model."). A request's part said to be empty is [`says_request_part_empty`]; "no output
 /// file" or "no output format" names a setting.
 fn says_answer_empty(text: &str) -> bool {
+    // ("Re-OCR returned no result", paperless-gpt: the vision model's answer.)
     const ANSWER: &[&str] = &[
         "content",
+        "result",
         "output",
         "text",
         "message",
@@ -2139,8 +2150,9 @@ fn says_no_credential(text: &str) -> bool {
     // (A key named by its variable counts: "No OPENAI_API_KEY set", Supabase.)
     let credential =
         |w: &str| CREDENTIALS.contains(&w) || w.ends_with("_api_key") || w.ends_with("_api_token");
+    // (A bare key too, said to be absent: "No key found for openai", Tiledesk.)
     words.iter().enumerate().any(|(i, w)| {
-        credential(w)
+        (credential(w) || matches!(*w, "key" | "keys"))
             && words[i.saturating_sub(4)..i].contains(&"no")
             && meaning::around(&words, i, 4)
                 .iter()
@@ -2171,11 +2183,34 @@ fn says_credential_invalid(text: &str) -> bool {
     // (No credential at all is `says_no_credential`, asked before this.)
     let text = credential_words(text);
     let words = meaning::words(&text);
+    // A bare key counts when nothing says it is a JSON key or a parameter ("The key provided
+    // for openai is not valid or undefined", "You have invalid keys in your model
+    // configuration": Tiledesk, Dograh).
+    let names_a_field = words.iter().any(|w| {
+        matches!(
+            *w,
+            "json"
+                | "body"
+                | "payload"
+                | "object"
+                | "field"
+                | "fields"
+                | "parameter"
+                | "property"
+                | "argument"
+                | "dict"
+                | "schema"
+        )
+    });
     words.iter().enumerate().any(|(i, w)| {
-        CREDENTIALS.contains(w)
+        (CREDENTIALS.contains(w) || (matches!(*w, "key" | "keys") && !names_a_field))
             && (meaning::around(&words, i, 2)
                 .iter()
                 .any(|n| WRONG.contains(n))
+                // "API Key is not valid" (paperless-ai).
+                || words[i + 1..(i + 8).min(words.len())]
+                    .windows(2)
+                    .any(|w| w == ["not", "valid"])
                 // A header named for it, missing ("Missing x-pezzo-api-key header"): the name's
                 // own words stand between.
                 || (words.get(i + 1) == Some(&"header")
@@ -2609,6 +2644,12 @@ const VALIDATION_WORDING: &[&str] = &[
     "properly formatted",
 ];
 const CONTENT_WORDING: &[&str] = &[
+    // Italian: a question "not relevant or not safe" (Tiledesk's input guard: "Domanda non
+    // pertinente o non sicura."), content not allowed or inappropriate.
+    "non sicura",
+    "non sicuro",
+    "contenuto non consentito",
+    "contenuto inappropriato",
     // "Message was filtered" (chatgpt-on-wechat): its filter stopped the message.
     "was filtered",
     "been filtered",
@@ -2673,6 +2714,9 @@ const AUTH_WORDING: &[&str] = &[
     // "API key not configured for LLM provider 'openai'" (Opik's playground): no key to call with.
     "api key not configured",
     "api key is not configured",
+    // "DAILY_API_KEY not configured on server" (Pipecat's runner): a key by its variable.
+    "api_key not configured",
+    "api_key is not configured",
     // A session cookie to renew ("Failed to get session id, you may need to update the
     // SUNO_COOKIE"): the credential behind a relay.
     "update the cookie",

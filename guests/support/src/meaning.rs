@@ -979,6 +979,7 @@ pub fn says_allowance_spent(text: &str) -> bool {
         // billing details" too, and only its quota details tell which limit it was.
         && (MONEY.iter().any(|p| *p != "billing" && text.contains(p))
             || says(OFFER_ENDED)
+            || says_trial_over(text)
             || says_plan_lacks(text)
             || says_used_up(text)
             // A count of requests that has run out ("Convex OPENAI_API_TOKEN has no requests
@@ -987,6 +988,18 @@ pub fn says_allowance_spent(text: &str) -> bool {
             || (says(LONG_BUDGETS) && !says(SHORT_BUDGETS))
             || says_wait_until_a_date(text)
             || says_daily_rule_or_total_quota(text))
+}
+
+/// A trial said to have expired or ended, whoever's it is ("The audit trial for this user has
+/// expired.", Open edX's learning assistant under a 403): only paying brings it back.
+fn says_trial_over(text: &str) -> bool {
+    let words = words(text);
+    (0..words.len()).any(|i| {
+        words[i] == "trial"
+            && words[i + 1..(i + 7).min(words.len())]
+                .iter()
+                .any(|w| matches!(*w, "expired" | "ended"))
+    })
 }
 
 /// A rate limiter's rule named by its period of a day ("ruleName": "rpd", "tpd"), or a quota of
@@ -1345,14 +1358,25 @@ fn says_throughput_budget(text: &str) -> bool {
         .any(|p| text.contains(p))
 }
 
-/// The text with every `http://` or `https://` word removed: an upsell link ("settings/billing",
-/// "aka.ms/oai/quotaincrease") is not what the error says.
+/// The text with every `http://` or `https://` word removed, and every key's variable name
+/// (`DAILY_API_KEY`, `openai_api_key`): an upsell link ("settings/billing",
+/// "aka.ms/oai/quotaincrease") is not what the error says, nor is a budget named in a variable
+/// ("DAILY_API_KEY not configured on server" names no daily budget).
 fn without_urls(text: &str) -> String {
-    if !text.contains("http") {
+    let key_name = |w: &str| {
+        let w = w
+            .trim_matches(|c: char| !c.is_alphanumeric() && c != '_')
+            .to_ascii_lowercase();
+        w.contains('_')
+            && ["_key", "_token", "_secret"]
+                .iter()
+                .any(|end| w.ends_with(end))
+    };
+    if !text.contains("http") && !text.contains('_') {
         return text.to_string();
     }
     text.split(' ')
-        .filter(|w| !w.contains("http://") && !w.contains("https://"))
+        .filter(|w| !w.contains("http://") && !w.contains("https://") && !key_name(w))
         .collect::<Vec<_>>()
         .join(" ")
 }
@@ -1418,6 +1442,13 @@ fn duration_ms(text: &str) -> Option<u64> {
 /// model has too much traffic now" ("该模型当前访问量过大"), "load too high", "overloaded".
 const OVERLOAD_WORDING: &[&str] = &[
     "overloaded",
+    // The server's workers all taken ("workers limit", the TEN framework's agent server under a
+    // 429, when every worker it may start is running): its capacity, not the caller's rate.
+    "workers limit",
+    "worker limit reached",
+    "no free workers",
+    "no idle workers",
+    "all workers are busy",
     // A server still starting, not yet taking work ("System initializing", an NPC server's first
     // event): the servers not ready, retried shortly, as a model still loading under a 503 is. A
     // start that failed ("Failed to initialize", "not initialized") is a broken server instead.
