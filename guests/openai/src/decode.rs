@@ -143,7 +143,7 @@ fn error_within(v: &Value, depth: usize) -> Option<Value> {
         .find_map(|(_, e)| {
             let e = e.as_array().and_then(|items| items.first()).unwrap_or(e);
             e.as_object()
-                .is_some_and(|e| names_a_message(e))
+                .is_some_and(names_a_message)
                 .then(|| e.clone())
         });
     named.or_else(|| {

@@ -1,0 +1,477 @@
+//! Reading an error body: the message, labels, status and hints an error carries, in whatever
+//! envelope (`ErrorInfo`), and the keys a message goes by.
+
+use super::*;
+
+/// What an error body says, whatever envelope the server uses.
+#[derive(Debug, Default)]
+pub(super) struct ErrorInfo {
+    pub(super) message: Option<String>,
+    /// Lower-cased machine labels: `type`, string `code`, string `status`, `error_type`.
+    pub(super) labels: Vec<String>,
+    /// A status the error carries itself (`code: 429` on OpenRouter, `code: 400` on vLLM).
+    pub(super) status: Option<u16>,
+    /// More provider wording to search, such as OpenRouter's upstream `metadata.raw`.
+    pub(super) extra: String,
+    pub(super) request_id: Option<String>,
+    /// A body `id`: only used for HTTP error bodies, since in a stream it is the completion's id.
+    pub(super) id: Option<String>,
+    /// Google's `RetryInfo.retryDelay` ("26s", "20.04466179s"), in milliseconds.
+    pub(super) retry_delay_ms: Option<u64>,
+}
+
+impl ErrorInfo {
+    pub(super) fn from_body(body: &Value) -> ErrorInfo {
+        let mut info = ErrorInfo::default();
+        match body {
+            // Gemini's OpenAI layer has been seen answering `[{"error": {...}}]`.
+            Value::Array(items) => {
+                return items.first().map(ErrorInfo::from_body).unwrap_or_default();
+            }
+            Value::String(s) => info.message = non_empty(s).map(|m| clip(&m, MESSAGE_CHARS)),
+            Value::Object(o) => {
+                info.request_id = o.get("request_id").and_then(string_of);
+                info.id = o.get("id").and_then(string_of);
+                match o.get("error") {
+                    Some(Value::Object(e)) => {
+                        info.read_fields(e);
+                        if info.request_id.is_none() {
+                            info.request_id = e.get("request_id").and_then(string_of);
+                        }
+                    }
+                    // Ollama and TGI: `{"error": "text", "error_type": "..."}`.
+                    Some(Value::String(s)) => {
+                        info.message = non_empty(s).map(|m| clip(&m, MESSAGE_CHARS));
+                        info.read_labels(o);
+                        // AgentGPT: `{"error": "OpenAIError", "detail": "Authentication error:
+                        // ..."}`, BLOOM's inference server: `{"error": "Exception", "message":
+                        // "max supported input length = 2048 for now"}`: the error names a class,
+                        // the detail or message beside it says what happened.
+                        // (A `message` only beside a class name: beside words of their own,
+                        // "Too Many Requests", "Queue timeout", the error says what it means.)
+                        // Nor does a code that only names whose error it is (tei-reranker-proxy:
+                        // `{"error": "tei_error", "message": "Failed to connect to TEI service:
+                        // ..."}`), unlike one that names a meaning (`service_unavailable`). A
+                        // code's own words are read as words (Edgen's `{"error":
+                        // "no_such_model"}`: "no such model").
+                        let one_word = !s.trim().contains(char::is_whitespace);
+                        let lower = s.trim().to_ascii_lowercase();
+                        // So does HTTP's reason phrase (NestJS: `{"statusCode": 400, "message":
+                        // "Text is too long, max length is 1000", "error": "Bad Request"}`): it
+                        // restates a status, the message says what happened.
+                        let class_name = (one_word
+                            && (lower.ends_with("error") || lower.ends_with("exception")))
+                            || names_a_reason_phrase(&lower);
+                        if let Some(words) = crate::text::words_of_a_code(s) {
+                            info.extra.push(' ');
+                            info.extra.push_str(&words);
+                        }
+                        // A code (`{"error": "unauthorized", "message": "Insufficient credits"}`,
+                        // Rebuff's): its message says the rest, which may outrank the code.
+                        // (NestJS-style `messages`, a list: Twenty's `{"statusCode": 503, "error":
+                        // "Error", "messages": ["No AI models are available. ..."]}`.)
+                        let beside: &[&str] = if class_name || one_word {
+                            &["detail", "message", "messages"]
+                        } else {
+                            &["detail"]
+                        };
+                        for key in beside {
+                            if let Some(said) = o.get(*key).and_then(words_of)
+                                && said.trim() != s.trim()
+                            {
+                                info.extra.push(' ');
+                                info.extra.push_str(&clip(&said, MESSAGE_CHARS));
+                            }
+                        }
+                    }
+                    // vLLM's `{"object": "error", "message": ...}`, FastAPI's `{"detail": ...}`.
+                    _ => info.read_fields(o),
+                }
+                // Qdrant's `{"status": {"error": "Service internal error: ..."}}`: the error's words
+                // one level down, under `status`.
+                if info.message.is_none()
+                    && let Some(said) = o
+                        .get("status")
+                        .and_then(|s| s.get("error"))
+                        .and_then(Value::as_str)
+                {
+                    info.message = non_empty(said).map(|m| clip(&m, MESSAGE_CHARS));
+                }
+                // A gateway's refusal in the shape of a completion, sent with an error status
+                // (APISIX's moderation plugins: `choices[0].message.content` is the reason).
+                if info.message.is_none()
+                    && let Some(reason) = body
+                        .pointer("/choices/0/message/content")
+                        .and_then(Value::as_str)
+                {
+                    info.message = non_empty(reason).map(|m| clip(&m, MESSAGE_CHARS));
+                }
+                // Another envelope (Cloudflare's `{"errors": [{"code", "message"}]}`, a `header`
+                // or `base_resp` beside the data): the first object inside that has a message is
+                // the error.
+                if info.message.is_none()
+                    && let Some(inner) = nested_error_object(body, 0)
+                {
+                    let (request_id, id) = (info.request_id.take(), info.id.take());
+                    info.read_fields(inner);
+                    info.request_id =
+                        request_id.or_else(|| inner.get("request_id").and_then(string_of));
+                    info.id = id;
+                }
+            }
+            _ => {}
+        }
+        info.read_wrapped();
+        info
+    }
+
+    /// A relay that wraps the upstream's error body in its own message, as text ("Error from
+    /// provider(429): {\"error\": {\"code\": 429, \"message\": ..., \"status\":
+    /// \"RESOURCE_EXHAUSTED\"}}"): the upstream's labels are read as this error's, since they say
+    /// what the upstream meant. Its message is already in this one's words. Each level reads a
+    /// shorter text, so the unwrapping ends.
+    /// (The words beside a class or a code, in `extra`, are its message too: "TEI service error
+    /// 429 Too Many Requests: {\"error\": \"Model is overloaded\", ...}" beside `tei_error`.)
+    pub(super) fn read_wrapped(&mut self) {
+        let mut labels = Vec::new();
+        for text in [self.message.as_deref(), Some(self.extra.as_str())] {
+            let Some(at) = text.and_then(|t| t.find('{').map(|at| &t[at..])) else {
+                continue;
+            };
+            if let Some(Ok(inner)) = serde_json::Deserializer::from_str(at)
+                .into_iter::<Value>()
+                .next()
+                && inner.is_object()
+            {
+                labels.extend(ErrorInfo::from_body(&inner).labels);
+            }
+        }
+        self.labels.extend(labels);
+    }
+
+    pub(super) fn read_fields(&mut self, e: &serde_json::Map<String, Value>) {
+        self.message = MESSAGE_KEYS
+            .iter()
+            .filter_map(|k| field(e, k))
+            .find_map(|v| match v {
+                Value::Null => None,
+                other => words_of(other).or_else(|| Some(other.to_string())),
+            })
+            .map(|m| clip(&m, MESSAGE_CHARS));
+        self.read_labels(e);
+        // A title and its details (Typebot's log `{"status": "error", "description": "OpenAI
+        // block returned error", "details": "...status code 429..."}`): the details are words of
+        // the error too.
+        if let Some(details) = e.get("details").and_then(Value::as_str)
+            && self.message.as_deref().is_some_and(|m| m != details.trim())
+        {
+            self.extra.push(' ');
+            self.extra.push_str(&clip(details, MESSAGE_CHARS));
+        }
+        // FastAPI's `{"detail": {"msg": ..., "type": "bad_input"}}`: the object is the error.
+        if let Some(detail) = e.get("detail").and_then(Value::as_object)
+            && detail.len() < 16
+        {
+            if let Some(m) = MESSAGE_KEYS
+                .iter()
+                .find_map(|k| field(detail, k).and_then(Value::as_str))
+                .and_then(non_empty)
+            {
+                self.message = Some(clip(&m, MESSAGE_CHARS));
+            }
+            self.read_labels(detail);
+        }
+        // FastAPI's (Pydantic's) validation list, `{"detail": [{"type": "string_too_long", "loc":
+        // ["body", "input"], "msg": "String should have at most 2048 characters", "input":
+        // "..."}]}`: the first item is the error, named by the field it is about, and never
+        // quoting the input it echoes.
+        if let Some(first) = e
+            .get("detail")
+            .and_then(Value::as_array)
+            .and_then(|items| items.first())
+            .and_then(Value::as_object)
+            && let Some(msg) = first.get("msg").and_then(Value::as_str).and_then(non_empty)
+        {
+            let field = first
+                .get("loc")
+                .and_then(Value::as_array)
+                .map(|loc| {
+                    loc.iter()
+                        .map(|part| {
+                            part.as_str()
+                                .map_or_else(|| part.to_string(), str::to_string)
+                        })
+                        .collect::<Vec<_>>()
+                        .join(".")
+                })
+                .filter(|f| !f.is_empty());
+            self.message = Some(clip(
+                &field.map_or_else(|| msg.clone(), |f| format!("{f}: {msg}")),
+                MESSAGE_CHARS,
+            ));
+            self.read_labels(first);
+        }
+        // Not `error_code`: Baidu's numbers (17, 110, 336003) are its own, not HTTP statuses.
+        for key in ["code", "status", "status_code"] {
+            if let Some(n) = e.get(key).and_then(Value::as_u64)
+                && (100..=599).contains(&n)
+                && self.status.is_none()
+            {
+                self.status = Some(n as u16);
+            }
+        }
+        // OpenRouter nests the upstream provider's own error text here.
+        if let Some(raw) = e.get("metadata").and_then(|m| m.get("raw")) {
+            self.extra = raw.as_str().map_or_else(|| raw.to_string(), str::to_string);
+        }
+        // A detail in words beside the message (Letta: "Rate limit exceeded on your API key ..." with
+        // the upstream's "Insufficient balance or no resource package. Please recharge." as its
+        // `detail`): the provider's words too, and often the cause.
+        if let Some(detail) = e.get("detail").and_then(Value::as_str)
+            && self.message.as_deref() != Some(detail.trim())
+        {
+            self.extra.push(' ');
+            self.extra.push_str(&clip(detail, MESSAGE_CHARS));
+        }
+        // A message for people beside the one for programs (EPAM AI DIAL: "Hit token rate limit.
+        // Minute limit: ..." and "You've exceeded your daily token limit"): both are the provider's
+        // words, and the second often says which budget ran out.
+        for key in ["display_message", "user_message"] {
+            if let Some(text) = e.get(key).and_then(Value::as_str) {
+                self.extra.push(' ');
+                self.extra.push_str(text);
+            }
+        }
+        // Azure's content filter: `innererror.code: ResponsibleAIPolicyViolation`.
+        if let Some(inner) = e.get("innererror").and_then(Value::as_object) {
+            self.read_labels(inner);
+        }
+        // Google's `details` (Gemini's API, also behind its OpenAI layer).
+        if let Some(details) = e.get("details").and_then(Value::as_array) {
+            for detail in details.iter().filter_map(Value::as_object) {
+                self.read_google_detail(detail);
+            }
+        }
+    }
+
+    /// One of Google's error details. Gemini words every exhausted quota alike ("You exceeded your
+    /// current quota, please check your plan and billing details"), per minute or per day: only the
+    /// quota that was hit says whether waiting helps. Its id or name saying per day, or a limit of
+    /// 0 (a model the plan has no quota for), becomes a quota label; per minute or per second, a
+    /// rate label. `RetryInfo.retryDelay` is the wait.
+    pub(super) fn read_google_detail(&mut self, detail: &serde_json::Map<String, Value>) {
+        let mut quotas: Vec<(Option<&str>, Option<&str>)> = Vec::new();
+        // QuotaFailure: `violations[]` with `quotaId` and `quotaValue`.
+        for v in detail
+            .get("violations")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            quotas.push((
+                v.get("quotaId").and_then(Value::as_str),
+                v.get("quotaValue").and_then(Value::as_str),
+            ));
+        }
+        // ErrorInfo: `metadata.quota_limit` and `metadata.quota_limit_value`.
+        if let Some(m) = detail.get("metadata").and_then(Value::as_object) {
+            quotas.push((
+                m.get("quota_limit").and_then(Value::as_str),
+                m.get("quota_limit_value").and_then(Value::as_str),
+            ));
+        }
+        for (id, value) in quotas {
+            let id = id.unwrap_or("").to_ascii_lowercase();
+            if value.is_some_and(|v| v.trim() == "0") {
+                self.labels.push("quota_limit_zero".into());
+            } else if id.contains("perday") || id.contains("perweek") || id.contains("permonth") {
+                self.labels.push("quota_per_day".into());
+            } else if id.contains("perminute") || id.contains("persecond") {
+                self.labels.push("quota_per_minute".into());
+            }
+        }
+        if let Some(delay) = detail.get("retryDelay").and_then(Value::as_str) {
+            self.retry_delay_ms = google_duration_ms(delay);
+        }
+    }
+
+    pub(super) fn read_labels(&mut self, e: &serde_json::Map<String, Value>) {
+        for key in [
+            "type",
+            "code",
+            "status",
+            "error_type",
+            "error_code",
+            "errorCode",
+            // Apigee: `"detail": {"errorcode": "policies.ratelimit.QuotaViolation"}`.
+            "errorcode",
+            "reason",
+        ] {
+            if let Some(label) = e.get(key).and_then(Value::as_str) {
+                let label = label.trim().to_ascii_lowercase();
+                if !label.is_empty() && label != "error" {
+                    self.labels.push(label);
+                }
+            }
+        }
+    }
+
+    /// The provider's message (with the error's type, when the provider wants it named); `what`
+    /// says where the error came from when the provider gave no message.
+    pub(super) fn describe(&self, provider: &Provider, what: &str) -> String {
+        let kind = self.labels.first();
+        match (&self.message, kind) {
+            (Some(m), Some(k))
+                if provider.type_in_message && !m.to_ascii_lowercase().contains(k.as_str()) =>
+            {
+                format!("{m} ({k})")
+            }
+            (Some(m), _) => m.clone(),
+            (None, _) if self.labels.is_empty() => format!("{what}, without an error message"),
+            (None, _) => format!(
+                "{what} ({}), without an error message",
+                self.labels.join(", ")
+            ),
+        }
+    }
+
+    pub(super) fn says_anything(&self) -> bool {
+        self.message.is_some() || !self.labels.is_empty() || self.status.is_some()
+    }
+
+    pub(super) fn code(&self, status: Option<u16>, retry_after_ms: Option<u64>) -> FailureCode {
+        let haystack = normalize(&format!(
+            "{} {}",
+            self.message.as_deref().unwrap_or(""),
+            self.extra
+        ));
+        let code = meaning::outlasting_rate_limit(
+            code_for(&self.labels, &haystack, status),
+            &haystack,
+            retry_after_ms,
+        );
+        meaning::spend_window_resetting_soon(code, status, &haystack, retry_after_ms)
+    }
+}
+
+/// The value under `key`, else under the same key in another letter case: AWS's services write
+/// `Message` (SageMaker's `{"OriginalStatusCode", "OriginalMessage", "Message"}`).
+pub(super) fn field<'a>(map: &'a serde_json::Map<String, Value>, key: &str) -> Option<&'a Value> {
+    map.get(key).or_else(|| {
+        map.iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(key))
+            .map(|(_, v)| v)
+    })
+}
+
+/// The keys an error's message goes by, in the order they are preferred.
+pub(super) const MESSAGE_KEYS: &[&str] = &[
+    "message",
+    "msg",
+    "detail",
+    "error_description",
+    "error_message",
+    "error_msg",
+    "errorMessage",
+    "errmsg",
+    "exceptionMsg",
+    "status_msg",
+    // Bisheng: `{"status_code": 12046, "status_message": "...", "data": {...}}`.
+    "status_message",
+    // Apigee's (and SOAP's) fault: `{"fault": {"faultstring": ..., "detail": {"errorcode": ...}}}`.
+    "faultstring",
+    // Vercel's AI SDK UI message stream: `{"type": "error", "errorText": "..."}`.
+    "errorText",
+    // Refact's `{"status": "error", "human_readable_message": "timeout"}`.
+    "human_readable_message",
+    // Last: a Python server's traceback, whose final line names the exception and its message.
+    "traceback",
+    // Kernel Memory's `{"noResult": true, "noResultReason": "Content moderation"}`.
+    "noResultReason",
+    // midjourney-proxy's `{"code": 23, "description": "队列已满，请稍后尝试"}` and its failed task's
+    // `"failReason": "任务超时"`.
+    "failReason",
+    "fail_reason",
+    "description",
+    // GeekAI's stream event `{"type": "error", "body": "您的算力不足，请购买算力。"}`.
+    "body",
+    // Seldon Core's `{"status": {"info": "404 Not Found: ...", "reason":
+    // "MICROSERVICE_INTERNAL_ERROR"}}`: before the reason, which is its label there.
+    "info",
+    // Elasticsearch's and OpenSearch's `{"error": {"root_cause": [...], "type": ..., "reason":
+    // "..."}}`: with no message, the reason is the error's words (it is read as a label too).
+    "reason",
+    // UiPath's guardrails API: `{"result": "ENTITLEMENTS_MISSING", "details": "Guardrail
+    // entitlement is missing"}`. Last: Google's `details` is a list beside its message.
+    "details",
+];
+
+/// Whether an object carries a message under one of [`MESSAGE_KEYS`] (for a decoder deciding
+/// whether a 2xx body that says it failed is an error).
+pub fn names_a_message(o: &serde_json::Map<String, Value>) -> bool {
+    MESSAGE_KEYS.iter().any(|k| field(o, k).is_some())
+}
+
+/// The first object below `value` (breadth first, four levels at most) that carries a message
+/// under one of [`MESSAGE_KEYS`]: the error, in an envelope this adapter does not know by name.
+pub(super) fn nested_error_object(
+    value: &Value,
+    depth: usize,
+) -> Option<&serde_json::Map<String, Value>> {
+    if depth > 4 {
+        return None;
+    }
+    let children: Vec<&Value> = match value {
+        Value::Object(o) => o.values().collect(),
+        Value::Array(items) => items.iter().collect(),
+        _ => return None,
+    };
+    let has_message = |o: &&serde_json::Map<String, Value>| {
+        MESSAGE_KEYS.iter().any(|k| {
+            field(o, k)
+                .and_then(Value::as_str)
+                .is_some_and(|m| !m.trim().is_empty())
+        })
+    };
+    children
+        .iter()
+        .filter_map(|c| c.as_object())
+        .find(has_message)
+        .or_else(|| {
+            children
+                .iter()
+                .find_map(|c| nested_error_object(c, depth + 1))
+        })
+}
+
+/// A protobuf JSON duration, "26s" or "20.04466179s", in milliseconds (rounded).
+pub(super) fn google_duration_ms(text: &str) -> Option<u64> {
+    let seconds: f64 = text.trim().strip_suffix('s')?.parse().ok()?;
+    (seconds.is_finite() && seconds >= 0.0).then(|| (seconds * 1000.0).round() as u64)
+}
+
+/// A message's words: a string, or a list of strings (NestJS's `"message": ["email must be an
+/// email", ...]`), joined.
+pub(super) fn words_of(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => non_empty(s),
+        Value::Array(items) if !items.is_empty() && items.iter().all(Value::is_string) => {
+            non_empty(
+                &items
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            )
+        }
+        _ => None,
+    }
+}
+
+pub(super) fn string_of(v: &Value) -> Option<String> {
+    v.as_str().and_then(non_empty)
+}
+
+pub(super) fn non_empty(s: &str) -> Option<String> {
+    (!s.trim().is_empty()).then(|| s.to_string())
+}

@@ -1,0 +1,851 @@
+//! The meanings the steps ask of a message's words that are not in [`crate::meaning`]: each
+//! `says_*` reads one meaning in whatever words, and its comment names wordings it takes (and,
+//! where the line is fine, ones it must not).
+
+use super::*;
+
+/// The message is HTTP 403's reason phrase and little else ("Forbidden", "Forbidden,Contact:
+/// waf@...", "Forbidden: region not supported"), as a firewall or front end writes it under a
+/// status of its own (456): access refused. "Forbidden" said of a thing ("forbidden content", a
+/// forbidden parameter) is not this; content is read before it.
+pub(super) fn says_bare_forbidden(text: &str) -> bool {
+    let text = text.trim_start();
+    let text = text.strip_prefix("403 ").unwrap_or(text);
+    text.strip_prefix("forbidden").is_some_and(|rest| {
+        !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == ' ')
+    })
+}
+
+/// A key's, an account's or a user's own limit said to be exceeded or reached ("Key
+/// limit-exceeded", "user limit reached", "API Key has exceeded the allowed limit"), with no
+/// per-minute budget named.
+pub(super) fn says_key_limit_exceeded(text: &str) -> bool {
+    let words = meaning::words(text);
+    let scope = |w: &str| {
+        matches!(
+            w,
+            "key" | "account" | "user" | "workspace" | "organization" | "org" | "team" | "tenant"
+        )
+    };
+    let named = (1..words.len()).any(|i| {
+        words[i] == "limit"
+            // ... or a scope's cap on what it stores or spends ("Workspace data limit exceeded",
+            // Laminar's 403).
+            && (scope(words[i - 1])
+                || (i >= 2
+                    && scope(words[i - 2])
+                    && matches!(words[i - 1], "data" | "storage" | "usage" | "spend" | "credit")))
+            && words[i + 1..(i + 3).min(words.len())]
+                .iter()
+                .any(|w| matches!(*w, "exceeded" | "reached"))
+    });
+    // The same said the other way round: "API Key has exceeded the allowed limit for
+    // "api_requests" meter" (Zuplo's monetization).
+    let has_exceeded = (0..words.len()).any(|i| {
+        matches!(words[i], "key" | "account" | "user")
+            && words[i + 1..(i + 3).min(words.len())]
+                .iter()
+                .position(|w| matches!(*w, "exceeded" | "reached"))
+                .is_some_and(|at| {
+                    let from = i + 1 + at;
+                    // ... or its cost cap ("API key has reached the max cost").
+                    words[from..(from + 5).min(words.len())]
+                        .iter()
+                        .any(|w| matches!(*w, "limit" | "cost" | "budget"))
+                })
+    });
+    (named || has_exceeded) && !meaning::says_per_minute_budget(text)
+}
+
+/// A model named as not ready ("Model my-model is not ready yet.", "model not ready").
+pub(super) fn says_model_not_ready(text: &str) -> bool {
+    let words = meaning::words(text);
+    (0..words.len()).any(|i| {
+        words[i] == "ready"
+            && words[i.saturating_sub(2)..i].contains(&"not")
+            && words[i.saturating_sub(6)..i].contains(&"model")
+    })
+}
+
+/// Every account of a proxy's pool at its concurrency cap: "All available Claude Console accounts
+/// have reached their concurrency limit" (claude-relay-service), and in Chinese the accounts (账号,
+/// 账户) all (均, 全部) at their concurrency cap (并发上限).
+pub(super) fn says_pool_at_concurrency_cap(text: &str) -> bool {
+    let words = meaning::words(text);
+    let english = (0..words.len()).any(|i| {
+        matches!(words[i], "accounts" | "keys") && words[i.saturating_sub(4)..i].contains(&"all")
+    }) && words.windows(2).any(|w| w == ["concurrency", "limit"]);
+    let chinese = ["账号", "账户"].iter().any(|w| text.contains(w))
+        && ["均", "全部", "所有"].iter().any(|w| text.contains(w))
+        && text.contains("并发")
+        && text.contains("上限");
+    english || chinese
+}
+
+/// Every credential of a pool (cookies, keys, accounts, tokens) said to be unavailable for a while:
+/// "All cookies are temporarily unavailable.", "all keys are temporarily unavailable". A pool with
+/// no account at all, or one unavailable for good, is not this.
+pub(super) fn says_credential_pool_spent(text: &str) -> bool {
+    let words = meaning::words(text);
+    let pool = (0..words.len()).any(|i| {
+        words[i] == "all"
+            && words[i + 1..(i + 3).min(words.len())].iter().any(|w| {
+                matches!(
+                    *w,
+                    // "credential" too: "All 3 credential(s) exhausted for gemini".
+                    "cookies" | "keys" | "accounts" | "tokens" | "credentials" | "credential"
+                )
+            })
+    });
+    pool && (text.contains("temporarily unavailable")
+        || meaning::words(text).contains(&"exhausted") && !meaning::says_quota_exhausted(text))
+}
+
+/// An agent's run said to be at its cap of loops, iterations or steps ("Max loops of 25 exceeded",
+/// "Agent stopped due to max iterations"). A request's own steps parameter said to be invalid is
+/// not this.
+pub(super) fn says_run_cap_reached(text: &str) -> bool {
+    let words = meaning::words(text);
+    (0..words.len()).any(|i| {
+        matches!(words[i], "loops" | "iterations")
+            && words[i.saturating_sub(2)..i]
+                .iter()
+                .any(|w| matches!(*w, "max" | "maximum"))
+            && words
+                .iter()
+                .any(|w| matches!(*w, "exceeded" | "reached" | "stopped"))
+    })
+}
+
+/// A label that names a credential ("apikey_validation_failed", "invalid_api_key", "token_expired").
+pub(super) fn names_a_credential(label: &str) -> bool {
+    ["apikey", "api_key", "token", "credential", "auth"]
+        .iter()
+        .any(|c| label.contains(c))
+}
+
+/// A credential said in Chinese to have expired or lapsed ("您的refresh_token已过期，请重新登录获取"):
+/// Chinese runs the words together, so the word rules do not see the credential. A count of
+/// tokens ("token数") is a length, not a credential.
+pub(super) fn says_credential_expired_zh(text: &str) -> bool {
+    // No valid token ("智谱清言无有效token": the relay holds none for that model), or one said
+    // invalid.
+    if [
+        "无有效token",
+        "无有效的token",
+        "token无效",
+        "token 无效",
+        "无有效令牌",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
+    {
+        return true;
+    }
+    [
+        "token", "令牌", "密钥", "apikey", "api key", "凭证", "cookie",
+    ]
+    .iter()
+    .any(|c| text.contains(c))
+        && ["已过期", "过期", "已失效", "失效"]
+            .iter()
+            .any(|w| text.contains(w))
+        && !text.contains("token数")
+}
+
+/// The caller's own stream already running, said in Chinese ("已有对话流正在输出": a conversation
+/// is already being streamed): one at a time, a rate of the caller's, as "too many requests in
+/// progress" is.
+pub(super) fn says_already_in_progress_zh(text: &str) -> bool {
+    text.contains("已有") && text.contains("正在")
+}
+
+/// A request's parameter (参数) said in Chinese to be missing, wrong, invalid or out of range
+/// ("服务必填参数缺失", "服务请求参数dialog错误", "请求参数范围错误"): the request's fault.
+pub(super) fn says_parameter_wrong_zh(text: &str) -> bool {
+    // A part of the request said to be required or empty: "prompt不能为空" (the prompt may not be
+    // empty), "消息不能为空".
+    if [
+        "prompt",
+        "消息",
+        "内容",
+        "输入",
+        "问题",
+        "messages",
+        "提示词",
+    ]
+    .iter()
+    .any(|part| {
+        text.contains(&format!("{part}不能为空")) || text.contains(&format!("{part} 不能为空"))
+    }) {
+        return true;
+    }
+    text.contains("参数")
+        && says_any(
+            text,
+            &[
+                "缺失",
+                "缺少",
+                "错误",
+                "无效",
+                "不合法",
+                "非法",
+                "范围",
+                "不能为空",
+                "必填",
+                "格式",
+            ],
+        )
+}
+
+/// A request parameter named with its constraint ("max_output_tokens must be >= 1",
+/// "temperature must be between 0 and 2"): the request's fault under any status, a 500 too.
+pub(super) fn says_request_parameter_constrained(text: &str) -> bool {
+    const PARAMETERS: &[&str] = &[
+        "max_tokens",
+        "max_output_tokens",
+        "max_new_tokens",
+        "max_completion_tokens",
+        "temperature",
+        "top_p",
+        "top_k",
+        "presence_penalty",
+        "frequency_penalty",
+        "repetition_penalty",
+        "n",
+        "seed",
+        "stop",
+        "logprobs",
+        "top_logprobs",
+    ];
+    // (A sum of the input and the output over the model's limit, "`inputs` tokens +
+    // `max_new_tokens` must be <= 4096", is an overflow, read later.)
+    let words = meaning::words(text);
+    // A parameter allowed one value only ("only n == 1 is supported", Hailo-Ollama).
+    let only_value = (0..words.len().saturating_sub(1)).any(|i| {
+        words[i] == "only"
+            && PARAMETERS.contains(&words[i + 1])
+            && meaning::says_any(text, &["supported", "allowed"])
+    });
+    ((1..words.len()).any(|i| {
+        matches!(words[i], "must" | "should")
+            && PARAMETERS.contains(&words[i - 1])
+            && words.get(i + 1) == Some(&"be")
+    }) || only_value)
+        && !meaning::says_context_overflow(text)
+}
+
+/// A limit said to be per message or per request, with how much one may carry ("I can handle up
+/// to 10 images per message", "at most 5 files per request"): the request's own limit.
+pub(super) fn says_per_message_limit(text: &str) -> bool {
+    says_any(
+        text,
+        &[
+            "per message",
+            "per request",
+            "in a single message",
+            "in one message",
+        ],
+    ) && says_any(
+        text,
+        &[
+            "up to",
+            "at most",
+            "too many",
+            "too large",
+            "maximum",
+            "max ",
+        ],
+    )
+}
+
+/// A guard's check named as failed with no verdict beside it ("Guardrails content inspection
+/// failed."): what [`meaning::says_policy_refusal`] would read as the content failing it, said
+/// without anything the content was found to be (flagged, violating, breached, blocked, unsafe).
+pub(super) fn says_guard_check_broke(text: &str) -> bool {
+    const VERDICTS: &[&str] = &[
+        "flagged",
+        "violation",
+        "violates",
+        "violated",
+        "breached",
+        "breach",
+        "blocked",
+        "unsafe",
+        "harmful",
+        "detected",
+        "categories",
+        "category",
+        "pass",
+        "passed",
+    ];
+    let words = meaning::words(text);
+    let check = (1..words.len()).any(|i| {
+        matches!(words[i], "check" | "inspection" | "scan" | "screening")
+            && words[i.saturating_sub(3)..i].iter().any(|w| {
+                matches!(
+                    *w,
+                    "guard" | "guardrail" | "guardrails" | "content" | "safety" | "moderation"
+                )
+            })
+    });
+    check
+        && words.iter().any(|w| matches!(*w, "failed" | "error"))
+        && !words.iter().any(|w| VERDICTS.contains(w))
+}
+
+/// The upstream's answer said to be broken: a response, or its stream or content type, invalid,
+/// malformed or unexpected ("Stream response Content-Type invalid: text/html; charset=utf-8",
+/// "invalid response from upstream"). The request's `response_format` is one word and not this.
+pub(super) fn says_upstream_answer_broken(text: &str) -> bool {
+    const BROKEN: &[&str] = &["invalid", "malformed", "unexpected", "unparseable"];
+    let words = meaning::words(text);
+    (0..words.len()).any(|i| {
+        words[i] == "response"
+            && (i >= 1 && BROKEN.contains(&words[i - 1])
+                || words[i + 1..(i + 4).min(words.len())]
+                    .iter()
+                    .any(|w| BROKEN.contains(w)))
+    })
+}
+
+/// A pool of backends found empty by discovery ("PREFILL_SERVICE_UNAVAILABLE: No prefill
+/// endpoints discovered"): nothing there to serve, a server-side failure, as "no healthy
+/// upstream". One endpoint not found ("No endpoint found for path /v1/foo") is a wrong path.
+pub(super) fn says_no_backends_found(text: &str) -> bool {
+    let words = meaning::words(text);
+    (0..words.len()).any(|i| {
+        matches!(words[i], "endpoints" | "backends" | "upstreams")
+            && words[i.saturating_sub(3)..i].contains(&"no")
+            && words
+                .get(i + 1)
+                .is_some_and(|w| matches!(*w, "discovered" | "registered" | "alive" | "configured"))
+    })
+}
+
+/// The model's answer said to be empty: no output, or nothing returned ("did not return any
+/// message content", "returned no content", "empty completion", "EMPTY RESPONSE", "No response
+/// from model."). A request's part said to be empty is [`says_request_part_empty`]; "no output
+/// file" or "no output format" names a setting.
+pub(super) fn says_answer_empty(text: &str) -> bool {
+    // ("Re-OCR returned no result", paperless-gpt: the vision model's answer.)
+    const ANSWER: &[&str] = &[
+        "content",
+        "result",
+        "output",
+        "text",
+        "message",
+        "tokens",
+        "choices",
+        "completion",
+        "response",
+    ];
+    // Chinese: the response (or what came back) empty ("上游流式响应为空", grok2api).
+    if ["响应为空", "返回为空", "回复为空"]
+        .iter()
+        .any(|w| text.contains(w))
+    {
+        return true;
+    }
+    let words = meaning::words(text);
+    (0..words.len()).any(|i| {
+        let next = words.get(i + 1).copied();
+        (words[i] == "output"
+            && i >= 1
+            && words[i - 1] == "no"
+            && !next.is_some_and(|w| {
+                matches!(
+                    w,
+                    "file" | "format" | "schema" | "type" | "parser" | "path" | "directory"
+                )
+            }))
+            || (matches!(words[i], "return" | "generate" | "produce")
+                && i >= 2
+                && words[i - 2..i] == ["did", "not"]
+                && words[i + 1..(i + 4).min(words.len())]
+                    .iter()
+                    .any(|w| ANSWER.contains(w)))
+            // "returned no content", "produced no assistant message" (gptme), "generated no text".
+            || (matches!(words[i], "returned" | "produced" | "generated")
+                && next == Some("no")
+                && words[i + 2..(i + 4).min(words.len())]
+                    .iter()
+                    .any(|w| ANSWER.contains(w)))
+            || (words[i] == "empty"
+                && next.is_some_and(|w| {
+                    matches!(w, "completion" | "output" | "answer" | "response" | "result")
+                }))
+            // "Google AI Studio Candidate text empty": the answer's text, not a request's part.
+            || (words[i] == "empty"
+                && i >= 1
+                && matches!(words[i - 1], "text" | "output" | "response" | "completion" | "answer")
+                && !words[i.saturating_sub(4)..i].iter().any(|w| {
+                    matches!(*w, "messages" | "message" | "prompt" | "input" | "query" | "body")
+                }))
+            // "The response is empty", "the completion was empty".
+            || (words[i] == "empty"
+                && i >= 2
+                && matches!(words[i - 1], "is" | "was")
+                && matches!(words[i - 2], "response" | "completion" | "answer" | "output"))
+            // "No data was sent by the server." (big-AGI, of Gemini's empty stream).
+            || (words[i] == "data"
+                && i >= 1
+                && words[i - 1] == "no"
+                && words[i + 1..(i + 3).min(words.len())]
+                    .iter()
+                    .any(|w| matches!(*w, "sent" | "received" | "returned")))
+            // "The model completed without producing text or a tool call." (Budibase).
+            || (words[i] == "without"
+                && next.is_some_and(|w| matches!(w, "producing" | "generating" | "returning"))
+                && words[i + 2..(i + 4).min(words.len())]
+                    .iter()
+                    .any(|w| ANSWER.contains(w)))
+            // "Chat complete failed, LLM response is None" (MemOS): a Python None where the
+            // answer should be.
+            || (words[i] == "none"
+                && i >= 2
+                && matches!(words[i - 1], "is" | "was")
+                && matches!(
+                    words[i - 2],
+                    "response" | "completion" | "answer" | "output" | "content"
+                ))
+            // "Notion returned empty content.": what came back had nothing in it.
+            || (words[i] == "empty"
+                && next == Some("content")
+                && i >= 1
+                && matches!(words[i - 1], "returned" | "produced" | "generated" | "sent"))
+            // "No choices in OpenAI response" (claude-code-proxy, of an upstream's completion
+            // without any): the answer had nothing in it.
+            || (words[i] == "no" && next == Some("choices"))
+            // "No response produced by agent", "No completion returned": nothing came back.
+            || (words[i] == "no"
+                && words
+                    .get(i + 1)
+                    .is_some_and(|w| matches!(*w, "response" | "completion" | "output" | "answer"))
+                && words
+                    .get(i + 2)
+                    .is_some_and(|w| matches!(*w, "produced" | "returned" | "generated")))
+            // "No images generated", "no content generated": nothing came of the generation.
+            || (words[i] == "generated"
+                && i >= 2
+                && words[i - 2] == "no"
+                && matches!(
+                    words[i - 1],
+                    "images"
+                        | "image"
+                        | "audio"
+                        | "speech"
+                        | "content"
+                        | "output"
+                        | "text"
+                        | "tokens"
+                        | "response"
+                ))
+            // "no response" and nothing else (chatnio's 503): the answer that did not come.
+            || (words.len() == 2 && words == ["no", "response"])
+            // "No response from model.": the model said nothing. No response from an upstream or a
+            // server is a connection's failure, not an empty answer.
+            || (words[i] == "response"
+                && i >= 1
+                && words[i - 1] == "no"
+                && words.get(i + 1) == Some(&"from")
+                && words[i + 2..(i + 4).min(words.len())].contains(&"model"))
+    })
+}
+
+/// A part of the request (its messages, prompt, input, query or body) said to be empty.
+pub(super) fn says_request_part_empty(text: &str) -> bool {
+    // No messages, prompt or input to work on ("No messages to process", gptme; "no prompt
+    // provided").
+    if let [first, part, then, ..] = meaning::words(text)[..]
+        && first == "no"
+        && matches!(
+            part,
+            "messages" | "message" | "prompt" | "prompts" | "input" | "query"
+        )
+        && matches!(
+            then,
+            "to" | "provided" | "given" | "supplied" | "found" | "were" | "was"
+        )
+    {
+        return true;
+    }
+    // A part the request must carry not in it ("No user message found in the request").
+    if (text.starts_with("no ") || text.contains(" not found in") || text.contains(": no "))
+        && meaning::says_any(text, &["found in the request", "found in request"])
+    {
+        return true;
+    }
+    let words = meaning::words(text);
+    (0..words.len()).any(|i| {
+        words[i] == "empty"
+            && i >= 1
+            && matches!(words[i - 1], "is" | "are" | "be" | "was" | "were")
+            && words[i.saturating_sub(7)..i].iter().any(|w| {
+                matches!(
+                    *w,
+                    "messages" | "message" | "prompt" | "input" | "query" | "body"
+                )
+            })
+    })
+}
+
+/// "missing" said of a request's parameter: a parameter, field or argument named as such, or
+/// required, or a generation setting by its name ("missing max tokens", "missing `model` field").
+/// A missing credential is AUTH, decided before this is asked.
+pub(super) fn says_parameter_missing(text: &str) -> bool {
+    const PARAMETER: &[&str] = &[
+        "parameter",
+        "parameters",
+        "param",
+        "field",
+        "fields",
+        "argument",
+        "arguments",
+        "property",
+        "required",
+        "max",
+        "max_tokens",
+        "model",
+        "messages",
+        "prompt",
+    ];
+    let words = meaning::words(text);
+    words.iter().enumerate().any(|(i, w)| {
+        *w == "missing"
+            && words[i + 1..(i + 3).min(words.len())]
+                .iter()
+                .any(|n| PARAMETER.contains(n))
+    })
+}
+
+/// A status named INTERNAL (gRPC's and absl's name for a server-side failure, as servers built on
+/// them report it: "MP status - INTERNAL: CalculatorGraph::Run() failed", "StatusCode.INTERNAL").
+pub(super) fn says_status_internal(text: &str) -> bool {
+    let words = meaning::words(text);
+    words.iter().enumerate().any(|(i, w)| {
+        matches!(*w, "status" | "statuscode" | "status_code")
+            && words[i + 1..].iter().take(2).any(|n| *n == "internal")
+    })
+}
+
+/// "Sensitive" said of the request ("Sensitive chat messages"), not of letter case.
+pub(super) fn says_sensitive(text: &str) -> bool {
+    let text = text
+        .replace("case sensitive", "")
+        .replace("case-sensitive", "");
+    meaning::words(&text).contains(&"sensitive")
+}
+
+/// Credential words as one word each ("api key" → "apikey"), for [`says_credential_invalid`] and
+/// [`says_no_credential`].
+pub(super) fn credential_words(text: &str) -> String {
+    // "No matching provider key found" (Laminar): a provider's API key.
+    text.replace("api key", "apikey")
+        .replace("provider key", "apikey")
+        .replace("api-key", "apikey")
+        .replace("access key", "accesskey")
+}
+
+/// No credential there at all: "no" within four words before it, and found, valid, set,
+/// configured or provided beside it ("No valid model provider credentials found", "No API key set
+/// for provider: openai").
+pub(super) fn says_no_credential(text: &str) -> bool {
+    const THERE: &[&str] = &["valid", "found", "set", "configured", "provided"];
+    let text = credential_words(text);
+    let words = meaning::words(&text);
+    // (A key named by its variable counts: "No OPENAI_API_KEY set", Supabase.)
+    let credential =
+        |w: &str| CREDENTIALS.contains(&w) || w.ends_with("_api_key") || w.ends_with("_api_token");
+    // (A bare key too, said to be absent: "No key found for openai", Tiledesk.)
+    words.iter().enumerate().any(|(i, w)| {
+        (credential(w) || matches!(*w, "key" | "keys"))
+            && words[i.saturating_sub(4)..i].contains(&"no")
+            && meaning::around(&words, i, 4)
+                .iter()
+                .any(|n| THERE.contains(n))
+    })
+    // A key said to be required ("LLM provider API key and model are required", Plane's 400),
+    // or asked to be configured ("Please configure at least one AI provider API key", Twenty).
+    // (Not a "token": "128000 token capacity required" is a length.)
+    || words.iter().enumerate().any(|(i, w)| {
+        credential(w)
+            && *w != "token"
+            && (words[i + 1..(i + 5).min(words.len())].contains(&"required")
+                || words[i.saturating_sub(6)..i].contains(&"configure"))
+    })
+}
+
+pub(super) fn says_credential_invalid(text: &str) -> bool {
+    const WRONG: &[&str] = &[
+        "invalid",
+        "expired",
+        "revoked",
+        "incorrect",
+        "wrong",
+        "missing",
+        "disabled",
+        "empty",
+    ];
+    // (No credential at all is `says_no_credential`, asked before this.)
+    let text = credential_words(text);
+    let words = meaning::words(&text);
+    // A bare key counts when nothing says it is a JSON key or a parameter ("The key provided
+    // for openai is not valid or undefined", "You have invalid keys in your model
+    // configuration": Tiledesk, Dograh).
+    let names_a_field = words.iter().any(|w| {
+        matches!(
+            *w,
+            "json"
+                | "body"
+                | "payload"
+                | "object"
+                | "field"
+                | "fields"
+                | "parameter"
+                | "property"
+                | "argument"
+                | "dict"
+                | "schema"
+        )
+    });
+    words.iter().enumerate().any(|(i, w)| {
+        (CREDENTIALS.contains(w) || (matches!(*w, "key" | "keys") && !names_a_field))
+            && (meaning::around(&words, i, 2)
+                .iter()
+                .any(|n| WRONG.contains(n))
+                // "API Key is not valid" (paperless-ai).
+                || words[i + 1..(i + 8).min(words.len())]
+                    .windows(2)
+                    .any(|w| w == ["not", "valid"])
+                // A header named for it, missing ("Missing x-pezzo-api-key header"): the name's
+                // own words stand between.
+                || (words.get(i + 1) == Some(&"header")
+                    && words[i.saturating_sub(4)..i].contains(&"missing")))
+    })
+}
+
+/// An account suspended, deactivated, disabled or banned, named as such within three words, or in
+/// Chinese ("账号已被自动封禁 24 小时": the account banned, 账号/账户 with 封禁, 禁用, 冻结 or 停用).
+pub(super) fn says_account_shut_off(text: &str) -> bool {
+    // (A login locked too: "登录被锁定，请稍后重试", Yuxi-Know's 423.)
+    if ["账号", "账户", "登录"].iter().any(|a| text.contains(a))
+        && ["封禁", "禁用", "冻结", "停用", "锁定"]
+            .iter()
+            .any(|w| text.contains(w))
+    {
+        return true;
+    }
+    const SHUT: &[&str] = &[
+        "suspended",
+        "deactivated",
+        "disabled",
+        "banned",
+        "terminated",
+        "blocked",
+    ];
+    let words = meaning::words(text);
+    words.iter().enumerate().any(|(i, w)| {
+        matches!(*w, "account" | "organization" | "organisation")
+            && meaning::around(&words, i, 3)
+                .iter()
+                .any(|n| SHUT.contains(n))
+    })
+}
+
+/// A kind of credential the endpoint does not take ("Personal Access Tokens are not supported for
+/// this endpoint", "API keys are not accepted here"): the credential is wrong, not the request.
+pub(super) fn says_credential_kind_refused(text: &str) -> bool {
+    const KINDS: &[&str] = &[
+        "access token",
+        "api key",
+        "apikey",
+        "user token",
+        "oauth token",
+        "bearer token",
+        "session token",
+    ];
+    const REFUSED: &[&str] = &[
+        "not supported",
+        "unsupported",
+        "not accepted",
+        "not allowed",
+        "not valid for",
+    ];
+    KINDS.iter().any(|kind| {
+        text.match_indices(kind).any(|(at, _)| {
+            let after: String = text[at + kind.len()..].chars().take(40).collect();
+            REFUSED.iter().any(|r| after.contains(r))
+        })
+    })
+}
+
+/// A model the server does not offer: "model" and its name (up to 64 characters: names such as
+/// `gpt-4-turbo-preview` are many words) before "is not supported", "not found" or "does not
+/// exist", or "unknown model" / "no such model". An access refusal worded beside it ("does not
+/// exist or you do not have access to it") is read earlier.
+pub(super) fn says_model_not_offered(text: &str) -> bool {
+    if [
+        "unknown model",
+        "no such model",
+        "model not found",
+        "model_not_found",
+        // "Unsupported model: [gpt-4o], support [ERNIE-4.5-21B-A3B-Paddle] or default".
+        "unsupported model",
+        "model not supported",
+        "model_not_support",
+    ]
+    .iter()
+    .any(|p| text.contains(p))
+    {
+        return true;
+    }
+    // A server that says it serves no API for the model ("We do not provide public API for
+    // meta-llama/... due to license restrictions").
+    if text.contains("do not provide") && (text.contains(" api for") || text.contains("access to"))
+    {
+        return true;
+    }
+    // A Python server's model table without the model: a `KeyError` raised on the line that looks
+    // it up (`models[model_name]`), as its traceback shows.
+    if text.contains("keyerror:") && (text.contains("models[") || text.contains("[model_name]")) {
+        return true;
+    }
+    // In Chinese: the model does not exist ("模型已经不存在啦，请切换模型进行回复": switch models).
+    if text.contains("模型") && (text.contains("不存在") || text.contains("请切换模型")) {
+        return true;
+    }
+    const NOT_OFFERED: &[&str] = &[
+        "is not supported",
+        // "Chatbot not installed or supported" (Willow).
+        "not installed",
+        // "model 'gpt-4o' is not not yet supported" (sic).
+        "not yet supported",
+        "not found",
+        "does not exist",
+    ];
+    NOT_OFFERED.iter().any(|phrase| {
+        text.match_indices(phrase).any(|(at, _)| {
+            let before = &text[..at];
+            let from = before.char_indices().rev().nth(63).map_or(0, |(i, _)| i);
+            // (A deployment is the model's name where Azure-style servers serve it: "deployment
+            // config for gpt-4o not found".)
+            // (An agent, an assistant or a bot is the model where agent platforms serve them:
+            // LocalAGI's "Agent not found" for the `model` asked.)
+            meaning::words(&before[from..]).iter().any(|w| {
+                matches!(
+                    *w,
+                    "model" | "deployment" | "agent" | "assistant" | "bot" | "chatbot" | "workflow"
+                )
+            })
+        })
+    })
+}
+
+/// HTTP's reason phrase of a status that means nothing by itself, as a string `error` beside the
+/// message (NestJS, Express helpers): "Bad Request", "Internal Server Error". A phrase with a
+/// meaning of its own ("Too Many Requests", "Unauthorized", "Gateway Timeout") says what the error
+/// is, as round 36 judged for words beside a message. `lower` is the error lower-cased.
+pub(super) fn names_a_reason_phrase(lower: &str) -> bool {
+    [400, 404, 409, 422, 500, 502]
+        .iter()
+        .any(|s| crate::text::reason_phrase(*s).eq_ignore_ascii_case(lower.trim()))
+}
+
+/// A model, an API or access not enabled for whoever asked ("Copilot model not enabled", Crush
+/// relaying GitHub Copilot; "Mirror API is not enabled"; "Cody Gateway access not enabled"): the
+/// account's settings or rights, as tuning judges these under a 403. A capability of the server
+/// ("Embedding support is not enabled") is the request's: not this.
+pub(super) fn says_not_enabled_for_caller(text: &str) -> bool {
+    let words = meaning::words(text);
+    (1..words.len()).any(|i| {
+        words[i] == "enabled"
+            && words[i - 1] == "not"
+            && words[i.saturating_sub(4)..i - 1]
+                .iter()
+                .any(|w| matches!(*w, "model" | "api" | "access" | "service" | "bot"))
+            && !words[i.saturating_sub(4)..i].contains(&"support")
+    })
+}
+
+/// An operation refused for the model, not for the caller: "You are not allowed to do chat
+/// operation from this model". Words that name the caller ("your key", "your account") make it an
+/// access refusal, read with the credential's words.
+pub(super) fn says_operation_not_for_model(text: &str) -> bool {
+    meaning::says_any(text, &["not allowed", "not permitted"])
+        && meaning::says_any(
+            text,
+            &[
+                " operation from this model",
+                " operation on this model",
+                " operation for this model",
+                " operations from this model",
+                " operations on this model",
+                " operations for this model",
+            ],
+        )
+        && !meaning::says_any(
+            text,
+            &["your key", "your api key", "your account", "this key"],
+        )
+}
+
+/// A model the server has switched off ("The model gpt-4 is disabled.", xyhelper's
+/// `model_disabled`, "模型 gpt-4 已被禁用"): not offered there, so another model must be asked for.
+/// The model named as the subject, at most two words before "is disabled" or "has been
+/// disabled"; access to a model disabled for a key or an account is not this.
+pub(super) fn says_model_disabled(text: &str) -> bool {
+    if text.contains("access") || text.contains("your ") {
+        return false;
+    }
+    let words = meaning::words(text);
+    (0..words.len()).any(|i| {
+        words[i] == "model"
+            && words
+                .iter()
+                .skip(i + 1)
+                .take(4)
+                .collect::<Vec<_>>()
+                .windows(2)
+                .any(|w| {
+                    matches!(*w[0], "is" | "been" | "was")
+                        && matches!(*w[1], "disabled" | "invalid")
+                })
+    }) || (text.contains("模型") && text.contains("已被禁用"))
+}
+
+/// The caller refused for who it is, not for what it asked: "this group only allows Claude Code
+/// clients", "only available to enterprise accounts". The one allowed is named within three words
+/// as a client, user, account, key or app; a value that "only allows" a range is a parameter.
+pub(super) fn says_client_refused(text: &str) -> bool {
+    const ONLY: &[&str] = &[
+        "only allows",
+        "only allowed",
+        "only available to",
+        "only accessible to",
+        "only open to",
+    ];
+    const WHO: &[&str] = &[
+        "client",
+        "clients",
+        "user",
+        "users",
+        "account",
+        "accounts",
+        "key",
+        "keys",
+        "app",
+        "apps",
+        "customer",
+        "customers",
+    ];
+    ONLY.iter().any(|only| {
+        text.match_indices(only).any(|(at, _)| {
+            let after = &text[at + only.len()..];
+            meaning::words(after)
+                .iter()
+                .take(4)
+                .any(|w| WHO.contains(w))
+        })
+    })
+}

@@ -1,0 +1,454 @@
+//! The labels and wordings the steps look for, by meaning. A wording here is a phrase found in a
+//! real provider's answer (the comments say whose); the tests in guests/openai/tests/classify.rs
+//! hold each meaning.
+
+/// A credential named with what is wrong with it ("Access token invalid or no longer valid",
+/// "the api key has been revoked"), within two words either way.
+pub(super) const CREDENTIALS: &[&str] = &[
+    "token",
+    "apikey",
+    // "No API keys found" ("api keys" becomes "apikeys").
+    "apikeys",
+    "api_key",
+    // "Missing Authentication header", "invalid authorization".
+    "authentication",
+    "authorization",
+    "accesskey",
+    "credential",
+    "credentials",
+    // A web session's cookies, the credential of proxies over a chat site ("empty cookies").
+    "cookie",
+    "cookies",
+];
+
+pub(super) const CONTEXT_LABELS: &[&str] = &[
+    "context_length_exceeded",
+    "context_window_exceeded",
+    "exceed_context_size_error", // llama.cpp
+    "model_context_window_exceeded",
+    "request_too_large", // Anthropic: the request over the API's size limit
+];
+pub(super) const QUOTA_LABELS: &[&str] = &[
+    "insufficient_quota",
+    "exceeded_current_quota_error", // Moonshot
+    "billing_hard_limit_reached",
+    "billing_not_active",
+    "budget_exceeded", // LiteLLM proxy: a key's or a team's budget
+    "billing_error",   // Anthropic
+    "insufficient_balance",
+    "insufficient_credits",
+    "payment_required",
+    "arrearage", // Alibaba DashScope: an unpaid bill
+    // Google's quota details (see `read_google_detail`).
+    "quota_per_day",
+    "quota_limit_zero",
+];
+/// Labels that name a failure of the provider's own, as a 5xx status does, from a provider with a
+/// label of its own for overload: Anthropic's `api_error` beside its `overloaded_error`. Not
+/// OpenAI's `server_error`, which is all OpenAI has for "That model is currently overloaded with
+/// other requests" in a stream.
+pub(super) const SERVER_LABELS: &[&str] = &["api_error"];
+/// OpenAI's 429 `type` is the exhausted budget: `tokens` or `requests`.
+pub(super) const RATE_LABELS: &[&str] = &[
+    "tokens",
+    "requests",
+    "resource_exhausted",
+    "too_many_requests",
+    "quota_per_minute",
+];
+
+/// A wait for the engine (a slot, a worker) that ran out: the server had no room in time.
+pub(super) const WAITED_OUT: &[&str] = &["timed out waiting for", "timeout waiting for"];
+/// The request could not be read or did not validate.
+pub(super) const INPUT_REJECTED_WORDING: &[&str] = &[
+    "validation error",
+    // JSON Schema's bounds on a parameter ("0 is less than the minimum of 1 - 'max_tokens'",
+    // api-for-open-llm's 500).
+    "is less than the minimum of",
+    "is greater than the maximum of",
+    // A JSON Schema validator's words for the request's document ("[] is too short - 'messages'",
+    // "'model' is a required property", "123 is not of type 'string'").
+    "is too short",
+    "is a required property",
+    // The request's body not read ("request.body is undefined", "invalid OpenAI request body"),
+    // and Easegress's "failed to create AI context: ..." (its reading of the client's request).
+    "body is undefined",
+    "invalid request body",
+    "invalid openai request body",
+    "unsupported request path",
+    "failed to create ai context",
+    // Pydantic's "Field required" ("status 500: err model field required").
+    "field required",
+    // BLOOM's inference server: "max supported batch size = 4 for now".
+    "max supported batch size",
+    "is not of type",
+    "additional properties are not allowed",
+    "is not valid under any of the given schemas",
+    "parsing input",
+    "parse input",
+    "parsing the input",
+    "parsing request",
+    "parsing the request",
+    "parse the request",
+];
+/// A service the provider runs behind the request failed: a server-side failure under any status.
+/// A server down for maintenance or without a model loaded is one too.
+pub(super) const SERVICE_FAILURE_WORDING: &[&str] = &[
+    "under maintenance",
+    "for maintenance",
+    // The server's own configuration broken ("Configuration error: tts-1 voice 'alloy' is missing
+    // 'model:' setting"): nothing the request did.
+    "configuration error",
+    // The engine failing mid-generation ("Inference error: Could not decode next token").
+    "decode next token",
+    // A server not provisioned for the service asked ("service not provisioned" under a 503).
+    "not provisioned",
+    // A server not set up to serve ("Service is not available" from llama-cpp-python when no model
+    // is set up), not one too busy, which says "unavailable" or "overloaded".
+    "service is not available",
+    // The same said as not ready ("Service Not Ready" under a 503): a service not up yet or not
+    // set up, not one with too much to do.
+    "service not ready",
+    "service is not ready",
+    "server not ready",
+    "server is not ready",
+    "no model loaded",
+    "no models are",
+    "no model is loaded",
+    "model not loaded",
+    "model is not loaded",
+    "was unloaded",
+    "network error",
+    "check error",
+    "search error",
+    "internal error",
+    "upstream error",
+    "backend error",
+    // A server going away ("The inference scheduler is shutting down."): not one too busy.
+    "shutting down",
+    // "All model workers has been shutdown: llama" (DJL Serving).
+    "been shutdown",
+    "been shut down",
+    // "Engine thread has shut down" (crane): the engine gone, not busy.
+    "has shut down",
+    // The provider's own connection to its backend failed ("finishConnect(..) failed: Connection
+    // refused: 10.137.1.77:80" under a 400): nothing the request did.
+    "connection refused",
+    "failed to connect",
+    // "Error connecting to translation service: ..." (DeepLXToV1API's 400): its upstream out of
+    // reach, nothing the request did.
+    "error connecting to",
+    // "Failed to communicate with upstream: [Errno 8] nodename nor servname provided, or not known".
+    "failed to communicate",
+    "nodename nor servname",
+    "name or service not known",
+    "name resolution",
+    // HAProxy's 503 page: every backend down (failing its health checks); Envoy's and
+    // agentgateway's words for the same.
+    "no server is available to handle this request",
+    "no healthy upstream",
+    // Apache ShenYu: "Can not find healthy upstream url after failover!".
+    "find healthy upstream",
+    "no healthy backend",
+    // "No reachable backends found." (ollama_proxy_server's 503).
+    "no reachable backend",
+    // A provider's outage or a failure it could not name ("OpenAI is experiencing issues", "There
+    // was an unexpected issue getting a response from the AI model").
+    "is experiencing issues",
+    "experiencing an outage",
+    "unexpected issue",
+    "getting a response",
+    // A proxy's failover that failed too ("status 429: err fallback request failed"): the
+    // proxy's own failure, whatever status the first attempt got.
+    "fallback request failed",
+    "fallback failed",
+    // Chinese: every attempt failed, and no fallback model ("当前模型重试3次均失败，且无可用降级模型",
+    // ruoyi-ai's retry helper).
+    "次均失败",
+    "无可用降级",
+    // A proxy over a chat site that could not open a session there ("Error getting a new session,
+    // please try again later").
+    "getting a new session",
+    "get a new session",
+    "create a new session",
+    // The gateway got nothing back from the upstream ("Failed to get response from provider").
+    "failed to get response",
+    "failed to get a response",
+    // The gateway's own rate limiter failed ("rate limit failed"), not the account over its rate.
+    "rate limit failed",
+    "rate limiter failed",
+    "could not connect",
+    "couldn't connect",
+    // "The endpoint cannot be reached" (Lunar's 503): the upstream unreachable, not busy.
+    "cannot be reached",
+    "could not be reached",
+    "connection reset",
+    "no route to host",
+    // A balancer whose every upstream failed ("All providers failed" under llm-lb's 503): the
+    // backends failed; nothing says they were too busy.
+    "all providers failed",
+    "all upstreams failed",
+    "all backends failed",
+];
+/// An in-band error that says what is wrong with the request.
+pub(super) const VALIDATION_WORDING: &[&str] = &[
+    // What the request named is not there ("Assistant does not exist").
+    "does not exist",
+    "must be",
+    "must not",
+    "must start with",
+    "should be",
+    "should not",
+    // QAnything (sic): "fail, top_k should less than or equal to 100".
+    "should less than",
+    "should greater than",
+    // "Flow must have a ChatInput component to be compatible with OpenAI Responses API".
+    "must have",
+    "can't be blank",
+    "cannot be blank",
+    "can't be empty",
+    "cannot be empty",
+    "is required",
+    "unsupported",
+    "not supported",
+    "invalid",
+    "malformed",
+    // What the request asked for unknown to the server, or its body unreadable ("Request type
+    // '...' was not recognized", "Request did not contain properly formatted json!": Mantella).
+    "not recognized",
+    "not recognised",
+    "unrecognized",
+    "unrecognised",
+    "properly formatted",
+];
+pub(super) const CONTENT_WORDING: &[&str] = &[
+    // Italian: a question "not relevant or not safe" (Tiledesk's input guard: "Domanda non
+    // pertinente o non sicura."), content not allowed or inappropriate.
+    "non sicura",
+    "non sicuro",
+    "contenuto non consentito",
+    "contenuto inappropriato",
+    // "Message was filtered" (chatgpt-on-wechat): its filter stopped the message.
+    "was filtered",
+    "been filtered",
+    "content management policy",
+    "content policy",
+    "content_policy",
+    "content filter",
+    "content_filter",
+    // Gateways' prompt guards: "Request was filtered by Lakera Guard", "request failed content
+    // safety check", "Content moderation failed in the following categories".
+    "was filtered by",
+    // WSO2's guardrails: "action": "GUARDRAIL_INTERVENED", "... semantic prompt guard constraints".
+    "prompt guard",
+    "guardrail_intervened",
+    // Guardrails AI's validators refusing the output: "Validation failed for field with errors:
+    // must be exactly two words" (a field of the guarded output, not of the request).
+    "validation failed for field with errors",
+    "content safety",
+    "content moderation",
+    "moderation failed",
+    "moderation violation",
+    "failed moderation",
+    "safety system",
+    "input was flagged",
+    "was flagged by",
+    // MiniMax: "input new_sensitive (1026)"; Chinese providers: "sensitive content" (敏感).
+    "new_sensitive",
+    "sensitive content",
+    "sensitive words",
+    "敏感",
+    // Chinese: blocked for compliance ("内容由于合规问题已被阻止生成"), content in violation.
+    "合规问题",
+    "内容违规",
+    // German: "Die Anfrage wurde wegen unangemessener Inhalte automatisch blockiert." (telli).
+    "unangemessene",
+    // "Detected undesirable content with potential risk: Violence (4)" (Chat Copilot).
+    "undesirable content",
+    // "不要提问违禁内容" (do not ask about prohibited content: a keyword guard's refusal).
+    "违禁内容",
+    "违规内容",
+    "阻止生成",
+];
+pub(super) const AUTH_WORDING: &[&str] = &[
+    // "Error authenticating with the LLM provider. Please check your API key" (OpenHands).
+    "error authenticating",
+    "failed authenticating",
+    "error while authenticating",
+    "check your api key",
+    // A caller's address or identity not on the list ("Container not allowed for address",
+    // Ritual's Infernet node).
+    "not allowed for address",
+    "address not allowed",
+    "not whitelisted",
+    "not on the allowlist",
+    "not in the allowlist",
+    // The server's own key for its upstream not set ("OPENAI_API_KEY environment variable not
+    // found", Farfalle): no credential to call with.
+    "api_key environment variable not found",
+    "api_key environment variable is not set",
+    "api_key not set",
+    "api key not set",
+    // "API key not configured for LLM provider 'openai'" (Opik's playground): no key to call with.
+    "api key not configured",
+    "api key is not configured",
+    // "DAILY_API_KEY not configured on server" (Pipecat's runner): a key by its variable.
+    "api_key not configured",
+    "api_key is not configured",
+    // A session cookie to renew ("Failed to get session id, you may need to update the
+    // SUNO_COOKIE"): the credential behind a relay.
+    "update the cookie",
+    "update your cookie",
+    "_cookie",
+    "failed to get session id",
+    // "Bad request: API key is required" (Windmill's AI proxy, under a 400).
+    "api key is required",
+    "api key required",
+    "api_key is required",
+    // A credential the server does not hold ("OAuth token is not available": Cherry Studio's
+    // Anthropic provider signed out).
+    "token is not available",
+    "token not available",
+    // Access refused where the caller is ("access to Anthropic models is not available in your
+    // region (CN)" under Zed's 451).
+    "not available in your region",
+    "not available in your country",
+    "unsupported region",
+    "unsupported country",
+    "region not supported",
+    "country not supported",
+    // A relay that could not turn its token into an authorization ("Failed to get authorization
+    // from token", copilot-gpt4-service's 500).
+    "failed to get authorization",
+    "failed to obtain authorization",
+    // A relay over a chat site whose session has no login ("Not logged in. Visit /auth to scan QR
+    // code." under doubao2api's 503): the credential behind it is missing.
+    "not logged in",
+    "login required",
+    "incorrect api key",
+    "invalid api key",
+    // "OpenAI API key rejected" (DataLine's error event).
+    "api key rejected",
+    "key was rejected",
+    "invalid_api_key",
+    "api key not valid",
+    "no api key provided",
+    "didn't provide an api key",
+    "missing api key",
+    "invalid authentication",
+    "authentication failed",
+    "authentication error",
+    // A gateway whose own key the upstream refused ("the gateway could not authenticate with the
+    // upstream provider" under a 502): a credential to fix, not a server to retry.
+    "could not authenticate",
+    "failed to authenticate",
+    "unable to authenticate",
+    // APIPark: "key not found" (the API key the request carried is not known).
+    "key not found",
+    // "Ensure a valid API key is being used", "please provide a valid API key".
+    "a valid api key",
+    "authentication required",
+    "unauthorized",
+    "unauthenticated",
+    "invalid credentials",
+    "invalid token",
+    "invalid access token",
+    "token expired",
+    "token has expired",
+    "api key is invalid",
+    "api key not found",
+    "permission denied",
+    "access denied",
+    "not authorized",
+    // iFlytek's error names run together: "AppIdNoAuthError".
+    "noauth",
+    // Chinese: "authentication failed", "the API key is invalid".
+    // An account the provider will not serve ("Account cannot be used, please contact the
+    // administrator"), and a session to log in to again ("please re-login").
+    "account cannot be used",
+    "account can't be used",
+    "please re-login",
+    "please log in again",
+    "please login again",
+    "鉴权失败",
+    "认证失败",
+    "身份验证失败",
+    "api key 无效",
+    "apikey 无效",
+];
+/// An account or project without the right to what it asked for: "Project ... is not allowed to
+/// use Publisher Model ...", "you do not have access to this model". A parameter that "is not
+/// allowed" is an invalid request, so the use or access is named; and "does not exist or you do
+/// not have access to it" is a wrong model name first (see `code_for`).
+/// The model asked for named as not there or wrong: beside permission words ("The model `x` does
+/// not exist or you do not have access to it", "Incorrect model ID ... or you do not have
+/// permission to use this model") the request is what to fix, not the key.
+pub(super) const MODEL_NAMED_WRONG: &[&str] = &[
+    "not found",
+    "does not exist",
+    "not exist",
+    "incorrect model",
+    "invalid model",
+    "unknown model",
+    // A remedy that names the model ("Your API key does not have access to your current model.
+    // Please use a different model."): the request is to change, not the key.
+    "use a different model",
+    "choose a different model",
+];
+pub(super) const ACCESS_WORDING: &[&str] = &[
+    "no permission",
+    "not allowed to use",
+    "not allowed to access",
+    "not permitted to use",
+    "not permitted to access",
+    "do not have access",
+    "does not have access",
+    "don't have access",
+    "doesn't have access",
+    "not have permission",
+];
+pub(super) const RATE_WORDING: &[&str] = &[
+    "rate limit",
+    "rate_limit",
+    "ratelimit",
+    "too many requests",
+    "tokens per min",
+    "requests per min",
+    "per minute",
+    // "The request exceeds the maximum tokens per second" (llama-box's cap, under a 410).
+    "per second",
+    "tokens per sec",
+    "requests per sec",
+    // ChatGPT's message cap per model ("You have sent too many messages to the model. Please try
+    // again later.", `model_cap_exceeded`), which clears within minutes.
+    "sent too many messages",
+    "throttl",
+    "slow down",
+    // Queries per second, also inside iFlytek's "AppIdQpsOverFlowError".
+    "qps",
+    "too many concurrent",
+    // "Many concurrent requests, ... Please retry." (Atoma), "maximum concurrent requests".
+    "concurrent requests",
+    "concurrency limit",
+    // Chinese: "requests too frequent", "rate limit", "throttled".
+    "请求过于频繁",
+    "请求频率",
+    "速率限制",
+    "限流",
+    // The caller's own conversations still running ("There are conversations in progress.
+    // Please try again later.", NocoBase): one at a time, a rate of the caller's.
+    "conversations in progress",
+    "conversation in progress",
+    // The caller's own token budget ("You have exceeded your token limit for this model").
+    "your token limit",
+    // Chinese: asking too fast ("提问太快啦，请休息一下再问我吧", chatgpt-on-wechat).
+    "提问太快",
+    // Chinese per-minute caps: "已超出类别 C 每分钟上限（10 次/分）".
+    "每分钟",
+    "次/分",
+    // Chinese concurrency limits: "部门同时在线会话数已达上限" (simultaneous sessions at the cap).
+    "并发数",
+    "并发限制",
+    "并发上限",
+    "同时在线",
+];
