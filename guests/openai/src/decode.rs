@@ -840,6 +840,22 @@ impl Decoder {
         {
             return failure;
         }
+        // An app's answer whose `response` (or `answer`, `reply`) is a status sentence that names a
+        // failure (a portfolio agent's `{"response": "The AI service is currently experiencing
+        // high demand and both providers are rate-limited. ...", "thread_id": ..., "citations":
+        // []}`): that failure. A longer text is an answer.
+        if let Some(failure) = values
+            .iter()
+            .filter_map(|v| {
+                ["response", "answer", "reply"]
+                    .iter()
+                    .find_map(|k| v.get(*k).and_then(Value::as_str))
+            })
+            .filter(|said| said.trim().chars().count() <= answer::STATUS_SENTENCE_CHARS)
+            .find_map(|said| failure_named_by_words(said, |v| classify_in_band(v, &self.head)))
+        {
+            return failure;
+        }
         // A result in another API's shape whose `finish_reason` says why nothing came
         // (Fooocus-API's `[{"base64": null, ..., "finish_reason": "QUEUE_IS_FULL"}]`): its
         // words, read as an error's, when they name a meaning.

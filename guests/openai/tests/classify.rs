@@ -3154,3 +3154,41 @@ fn bare_keys_trials_workers_details_and_key_names_read_by_meaning() {
         ),
     ]);
 }
+
+#[test]
+fn an_exception_class_in_details_harm_categories_documents_and_a_pool_in_chinese() {
+    assert_codes(&[
+        // The exception's class in `details` is a label.
+        (
+            500,
+            r#"{"error": {"code": "internal_error", "message": "Unexpected server error.", "retryable": true, "details": {"exception": "TimeoutError"}}}"#,
+            "TIMEOUT",
+        ),
+        // Gemini's harm category inside a relay's words.
+        (
+            500,
+            r#"{"code": 2, "message": "failed while calling AI provider google: completion blocked due to HarmCategoryDangerousContent with probability HarmProbabilityHigh", "details": []}"#,
+            "CONTENT_FILTER",
+        ),
+        // A document given as the input, over its cap.
+        (
+            422,
+            r#"{"error": "Resume is too long. Found 53817 characters, maximum allowed: 50000 characters.", "code": "TOO_LONG"}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+    ]);
+    let in_band = |said: &str| {
+        let v = serde_json::json!({ "success": false, "message": said });
+        dsh_guest_openai::classify_in_band(&v, &head(200, &[]))
+            .code
+            .to_string()
+    };
+    // The response's content empty; a relay with no key for now (a pool at its limits); with no
+    // account at all, capacity.
+    assert_eq!(in_band("API响应内容为空"), "EMPTY_RESPONSE");
+    assert_eq!(
+        in_band("Google AI 中转服务暂时无可用密钥，请稍后重试"),
+        "RATE_LIMITED"
+    );
+    assert_eq!(in_band("无可用的账号实例"), "OVERLOADED");
+}

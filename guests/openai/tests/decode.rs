@@ -1324,3 +1324,22 @@ fn a_status_of_its_own_and_a_logs_details_mark_an_error_in_a_2xx_body() {
             .contains("neither a chat completion"),
     );
 }
+
+#[test]
+fn an_apps_response_sentence_that_names_a_failure_is_that_failure() {
+    let body = r#"{"response": "The AI service is currently overloaded. Please wait a moment and try again.", "thread_id": "default", "tools_called": [], "citations": []}"#;
+    assert_eq!(
+        failure_code(&common::decode_200(body, "application/json")),
+        "OVERLOADED"
+    );
+    // An answer in that key that names nothing is no completion this adapter reads, and no
+    // failure of its words.
+    let body = r#"{"response": "Your portfolio grew 4% this quarter.", "thread_id": "default"}"#;
+    let f = finish_of(&common::decode_200(body, "application/json"));
+    assert!(
+        f.failure
+            .expect("a failure")
+            .message
+            .contains("neither a chat completion"),
+    );
+}

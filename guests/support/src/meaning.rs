@@ -1615,6 +1615,12 @@ const LONG_SUBJECTS: &[&str] = &[
     "body",
     // "Payload is too big. Max payload size is 32MB."
     "payload",
+    // A document given as the input ("Resume is too long. Found 53817 characters, maximum
+    // allowed: 50000 characters.", JobSync).
+    "document",
+    "documents",
+    "resume",
+    "transcript",
 ];
 /// A schema validator's upper bound on a length (Bedrock's, AWS's): it needs one of
 /// [`LONG_SUBJECTS`]. A lower bound ("must have length greater than or equal to 1") is an empty

@@ -159,6 +159,15 @@ impl ErrorInfo {
             })
             .map(|m| clip(&m, MESSAGE_CHARS));
         self.read_labels(e);
+        // Details as an object with the exception's class (AIJudge's `{"code": "internal_error",
+        // "message": "Unexpected server error.", "details": {"exception": "TimeoutError"}}`): its
+        // labels, and the class as one.
+        if let Some(details) = e.get("details").and_then(Value::as_object) {
+            self.read_labels(details);
+            if let Some(class) = details.get("exception").and_then(Value::as_str) {
+                self.labels.push(class.trim().to_ascii_lowercase());
+            }
+        }
         // A title and its details (Typebot's log `{"status": "error", "description": "OpenAI
         // block returned error", "details": "...status code 429..."}`): the details are words of
         // the error too.

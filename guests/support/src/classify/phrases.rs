@@ -97,8 +97,17 @@ pub(super) fn says_credential_pool_spent(text: &str) -> bool {
                 )
             })
     });
-    pool && (text.contains("temporarily unavailable")
-        || meaning::words(text).contains(&"exhausted") && !meaning::says_quota_exhausted(text))
+    // In Chinese: no key (密钥) or account available for now (暂时无可用): "Google AI 中转服务暂时无可用
+    // 密钥，请稍后重试" (TradingAgents-CN, of a relay with every key at its limit).
+    let pool_zh = text.contains("暂时无可用")
+        && ["密钥", "账号", "账户", "key"]
+            .iter()
+            .any(|w| text.contains(w));
+    pool_zh
+        || pool
+            && (text.contains("temporarily unavailable")
+                || meaning::words(text).contains(&"exhausted")
+                    && !meaning::says_quota_exhausted(text))
 }
 
 /// An agent's run said to be at its cap of loops, iterations or steps ("Max loops of 25 exceeded",
@@ -341,9 +350,18 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
         "response",
     ];
     // Chinese: the response (or what came back) empty ("上游流式响应为空", grok2api).
-    if ["响应为空", "返回为空", "回复为空"]
-        .iter()
-        .any(|w| text.contains(w))
+    // (响应内容为空, "the response's content empty": TradingAgents-CN's test of an LLM.)
+    if [
+        "响应为空",
+        "返回为空",
+        "回复为空",
+        "响应内容为空",
+        "返回内容为空",
+        "回复内容为空",
+        "生成内容为空",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
     {
         return true;
     }

@@ -222,6 +222,10 @@ pub(super) const VALIDATION_WORDING: &[&str] = &[
     "properly formatted",
 ];
 pub(super) const CONTENT_WORDING: &[&str] = &[
+    // Gemini's harm categories named in a relay's words ("completion blocked due to
+    // HarmCategoryDangerousContent with probability HarmProbabilityHigh", k8sgpt).
+    "harmcategory",
+    "harm_category",
     // Italian: a question "not relevant or not safe" (Tiledesk's input guard: "Domanda non
     // pertinente o non sicura."), content not allowed or inappropriate.
     "non sicura",
