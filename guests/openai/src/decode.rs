@@ -57,6 +57,12 @@ fn carries_an_error(v: &Value) -> bool {
         .any(|k| o.get(*k) == Some(&Value::Bool(false)))
         || (o.get("status") == Some(&Value::Bool(false)) && names_a_message(o))
         || found_no_result(v)
+        // (chatgpt-mirai-qq-bot's `{"result": "FAILED", "message": ["..."]}`.)
+        || (o.get("result").and_then(Value::as_str).is_some_and(|s| {
+            ["failed", "failure", "error"]
+                .iter()
+                .any(|f| s.eq_ignore_ascii_case(f))
+        }) && names_a_message(o))
         || (o.get("status").and_then(Value::as_str).is_some_and(|s| {
             [
                 "fail",
@@ -768,12 +774,12 @@ impl Decoder {
         }
         // A whole completion with no choice at all (LLamaWorker's answer to an empty `messages`:
         // `"choices": []` and zero usage): complete, and empty, not cut off.
+        // (Or `"choices": null`, coze-discord-proxy's answer when its bot's reply never came.)
         if self.pending.is_none()
             && !self.saw_message
             && values.iter().any(|v| {
                 v.get("choices")
-                    .and_then(Value::as_array)
-                    .is_some_and(Vec::is_empty)
+                    .is_some_and(|c| c.is_null() || c.as_array().is_some_and(Vec::is_empty))
             })
         {
             let failure = self.empty_response("a completion that has no choices");
@@ -810,9 +816,15 @@ impl Decoder {
         // A verdict's list of findings as short sentences (Vigil's scan result, `"messages":
         // ["Potential prompt injection detected: YARA signature(s)", ...]`): the failure the
         // first that names one names. Chat messages are objects, never read here.
+        // (So is a list under `message`: chatgpt-mirai-qq-bot's `{"result": "DONE", "message":
+        // ["当前 ChatGPT 接入点收到的请求太多了..."]}`.)
         if let Some(failure) = values
             .iter()
-            .filter_map(|v| v.get("messages").and_then(Value::as_array))
+            .filter_map(|v| {
+                v.get("messages")
+                    .or_else(|| v.get("message"))
+                    .and_then(Value::as_array)
+            })
             .flatten()
             .filter_map(Value::as_str)
             .filter(|said| said.trim().chars().count() <= answer::STATUS_SENTENCE_CHARS)

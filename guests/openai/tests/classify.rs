@@ -3192,3 +3192,96 @@ fn an_exception_class_in_details_harm_categories_documents_and_a_pool_in_chinese
     );
     assert_eq!(in_band("无可用的账号实例"), "OVERLOADED");
 }
+
+#[test]
+fn request_words_under_a_500_class_names_chinese_limits_and_a_database_label() {
+    assert_codes(&[
+        // What the request named or sent, wrong, whatever the status.
+        (
+            500,
+            r#"{"detail": "Error: Speaker Dave not found."}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            500,
+            r#"{"error":{"message":"provider openai not found","type":"api_error"}}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            500,
+            r#"{"error": "Error generating audio: Language sv not supported. Must be one of ('en', 'es')"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            500,
+            r#"{"error":{"message":"Invalid request parameters","type":"request_error","code":"500"}}"#,
+            "INVALID_REQUEST",
+        ),
+        // Too many users at once is capacity.
+        (
+            500,
+            r#"{"error":{"message":"There are too many users now. Please try again a bit later."}}"#,
+            "OVERLOADED",
+        ),
+        // A prompt over its limit, in Chinese; a size over its limit.
+        (
+            500,
+            r#"{"error":{"message":"prompt已超过限制,请分段发送 [16384]"}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        // An exception's class as the message, read by its words.
+        (
+            400,
+            r#"{"error":{"message":"PromptTooLongException","type":"one_api_error"}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        // A cap after its figure.
+        (
+            400,
+            r#"{"error": "text_input: text_input needs to be 2000 characters or less."}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        // A bearer token required, a key by its variable missing.
+        (
+            400,
+            r#"{"error": "Authorization header with Bearer token is required"}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            "Missing OPENAI_API_KEY - make sure to add it to your .env file.",
+            "AUTH",
+        ),
+        // A plan's own cap.
+        (
+            429,
+            "Free plan limit reached, please upgrade to continue.",
+            "QUOTA_EXCEEDED",
+        ),
+        // The server's database failing is its failure, not its capacity.
+        (
+            503,
+            r#"{"error": {"message": "A temporary system error occurred. Please try again later.", "code": "DATABASE_OPERATION_ERROR"}}"#,
+            "SERVER_ERROR",
+        ),
+    ]);
+    let in_band = |said: &str| {
+        let v = serde_json::json!({ "success": false, "message": said });
+        dsh_guest_openai::classify_in_band(&v, &head(200, &[]))
+            .code
+            .to_string()
+    };
+    assert_eq!(
+        in_band("图片大小超过限制，最大允许5.0MB"),
+        "CONTEXT_WINDOW_EXCEEDED"
+    );
+    assert_eq!(
+        in_band("不支持的文件格式，请上传有效的图片文件"),
+        "INVALID_REQUEST"
+    );
+    assert_eq!(
+        in_band("已达到额度限制，请等待下一小时继续和我对话。"),
+        "QUOTA_EXCEEDED"
+    );
+    assert_eq!(in_band("No audio was received."), "EMPTY_RESPONSE");
+}

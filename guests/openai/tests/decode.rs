@@ -1343,3 +1343,24 @@ fn an_apps_response_sentence_that_names_a_failure_is_that_failure() {
             .contains("neither a chat completion"),
     );
 }
+
+#[test]
+fn a_failed_result_a_list_of_status_sentences_and_null_choices_in_a_2xx_body() {
+    let ok = |body: &str| failure_code(&common::decode_200(body, "application/json"));
+    assert_eq!(
+        ok(r#"{"result": "FAILED", "message": ["message 不能为空!"], "voice": [], "image": []}"#),
+        "INVALID_REQUEST"
+    );
+    assert_eq!(
+        ok(
+            r#"{"result": "DONE", "message": ["当前 ChatGPT 接入点收到的请求太多了，请过一会儿再来找我！"], "voice": []}"#
+        ),
+        "RATE_LIMITED"
+    );
+    assert_eq!(
+        ok(
+            r#"{"id":"","object":"","created":0,"model":"","choices":null,"usage":{"prompt_tokens":0,"completion_tokens":0,"total_tokens":0}}"#
+        ),
+        "EMPTY_RESPONSE"
+    );
+}

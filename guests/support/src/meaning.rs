@@ -134,18 +134,28 @@ pub fn says_context_overflow(text: &str) -> bool {
 fn says_characters_over_a_cap(text: &str) -> bool {
     let words = words(text);
     (1..words.len()).any(|i| {
+        // ("text_input needs to be 2000 characters or less", AllTalk: the cap after its figure.)
         let capped = matches!(words[i], "exceeds" | "exceeded" | "exceeding" | "exceed")
             || (words[i] == "to" && words[i - 1] == "up")
-            || (words[i] == "most" && words[i - 1] == "at");
+            || (words[i] == "most" && words[i - 1] == "at")
+            || (matches!(words[i], "needs" | "must") && {
+                let after = &words[i + 1..(i + 7).min(words.len())];
+                after
+                    .windows(2)
+                    .any(|w| w == ["or", "less"] || w == ["or", "fewer"])
+            });
         // ("messages can be up to": the subject four words back.)
         capped
-            && words[i.saturating_sub(4)..i]
-                .iter()
-                .any(|w| LONG_SUBJECTS.contains(w) || *w == "content" || *w == "text")
+            && words[i.saturating_sub(4)..i].iter().any(|w| {
+                LONG_SUBJECTS.contains(w)
+                    || *w == "content"
+                    || *w == "text"
+                    || w.starts_with("text_")
+            })
             && !words[i.saturating_sub(4)..i]
                 .iter()
                 .any(|w| matches!(*w, "name" | "id" | "title" | "key" | "tag"))
-            && words[i + 1..(i + 5).min(words.len())]
+            && words[i + 1..(i + 7).min(words.len())]
                 .iter()
                 .any(|w| matches!(*w, "characters" | "chars"))
     })
@@ -945,6 +955,11 @@ fn says_context_overflow_zh(text: &str) -> bool {
             "令牌数",
         ]) && says(&["超过", "超出", "大于"]))
         || (says(&["过长", "太长"]) && says(&["输入", "提示", "请求", "消息", "内容"]))
+        // The prompt over its limit, to be sent in parts ("prompt已超过限制,请分段发送 [16384]",
+        // coze-discord-proxy), or a size over its limit (图片大小超过限制: an image), as a size limit
+        // exceeded in English is.
+        || (says(&["prompt", "提示词"]) && says(&["超过限制", "超出限制"]))
+        || says(&["请分段发送", "大小超过限制", "大小超出限制"])
 }
 
 /// Whether the wording says money or a plan's allowance ran out (see the module comment): what
@@ -1123,7 +1138,11 @@ fn says_quota_ran_out(text: &str) -> bool {
             && near.iter().any(|n| RAN_OUT.contains(n))
     });
     (named && !says_any(text, SHORT_BUDGETS))
-        || says_any(text, &["额度不足", "配额不足", "配额已用完", "额度已耗尽"])
+        // (达到额度限制: the quota's limit reached, chatgpt-mirai-qq-bot.)
+        || says_any(
+            text,
+            &["额度不足", "配额不足", "配额已用完", "额度已耗尽", "达到额度限制"],
+        )
         // Nothing left of it: "Request denied by ai quota check, No quota left".
         || says_any(text, &["no quota left", "no quota remaining", "quota left: 0"])
         // Every free token used ("You've used all your free tokens. Create an account for 5M
@@ -1442,6 +1461,11 @@ fn duration_ms(text: &str) -> Option<u64> {
 /// model has too much traffic now" ("该模型当前访问量过大"), "load too high", "overloaded".
 const OVERLOAD_WORDING: &[&str] = &[
     "overloaded",
+    // Too many users at once ("There are too many users now. Please try again a bit later.",
+    // coze-discord-proxy): the servers', not one caller's rate.
+    "too many users now",
+    "too many users right now",
+    "too many users at the moment",
     // The server's workers all taken ("workers limit", the TEN framework's agent server under a
     // 429, when every worker it may start is running): its capacity, not the caller's rate.
     "workers limit",
@@ -1716,6 +1740,8 @@ const OFFER_ENDED: &[&str] = &[
 const USAGE_LIMITS: &[&str] = &[
     "usage limit",
     "usage cap",
+    // A plan's own cap ("Free plan limit reached, please upgrade to continue.", contentport).
+    "plan limit",
     // A subscription's window of use spent ("You've hit your session limit · resets 10:10pm",
     // "You've hit your limit · resets 3am": Claude's plans, whose windows last hours).
     "hit your limit",

@@ -27,11 +27,29 @@ pub fn parse_millis(value: &str) -> Option<u64> {
 pub fn parse_retry_after(value: &str, now_ms: u64) -> Option<u64> {
     let value = value.trim();
     if let Some(seconds) = parse_number(value) {
-        // A number is never re-read as a date, even a negative (invalid) one.
+        // A number of seconds past 10^9 (31 years) is no delay but a Unix time, in seconds or,
+        // past 10^12, in milliseconds (Dub sends `retry-after: 1735776060000`, its window's
+        // reset): read as the moment it names, as an HTTP date is, and with no clock, no hint.
+        if seconds >= 1e9 {
+            let at_ms = if seconds >= 1e12 {
+                seconds
+            } else {
+                seconds * 1000.0
+            };
+            return (now_ms > 0)
+                .then(|| delay_until(at_ms as u64, now_ms))
+                .flatten();
+        }
+        // A smaller number is never re-read as a date, even a negative (invalid) one.
         return non_negative_ms(seconds * 1000.0);
     }
     let date = httpdate::parse_http_date(value).ok()?;
     let date_ms = u64::try_from(date.duration_since(UNIX_EPOCH).ok()?.as_millis()).ok()?;
+    delay_until(date_ms, now_ms)
+}
+
+/// The delay from `now_ms`, the host's clock, until `date_ms`.
+fn delay_until(date_ms: u64, now_ms: u64) -> Option<u64> {
     match date_ms.checked_sub(now_ms) {
         Some(delay) => Some(delay),
         // An HTTP date has one-second resolution: a date within the current second means "now".
@@ -89,6 +107,22 @@ mod tests {
         assert_eq!(parse_retry_after("0.1", 0), Some(100));
         assert_eq!(parse_retry_after("11.054", 0), Some(11_054));
         assert_eq!(parse_retry_after("86400", 0), Some(86_400_000));
+    }
+
+    #[test]
+    fn a_unix_time_is_the_moment_it_names_not_a_delay() {
+        let now_ms = 1_735_776_000_000;
+        // In milliseconds (Dub's window reset) and in seconds: the delay until then.
+        assert_eq!(parse_retry_after("1735776060000", now_ms), Some(60_000));
+        assert_eq!(parse_retry_after("1735776030", now_ms), Some(30_000));
+        // Long past is a broken hint; without a clock, no hint at all.
+        assert_eq!(parse_retry_after("1600000000", now_ms), None);
+        assert_eq!(parse_retry_after("1735776060000", 0), None);
+        // A long delay under 10^9 seconds is still a delay.
+        assert_eq!(
+            parse_retry_after("999999999", now_ms),
+            Some(999_999_999_000)
+        );
     }
 
     #[test]

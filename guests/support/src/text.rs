@@ -56,6 +56,36 @@ pub fn words_of_a_code(text: &str) -> Option<String> {
         .then(|| word.replace('_', " ").to_ascii_lowercase())
 }
 
+/// The words of a class name in CamelCase ("PromptTooLongException" → "prompt too long
+/// exception", "OpenAIError" → "open ai error"), lower-cased: a word break before each capital
+/// that follows a lower-case letter, or that starts a word after a run of capitals. `None` for
+/// text that is not one such word.
+pub fn words_of_a_class(text: &str) -> Option<String> {
+    let word = text.trim().trim_end_matches(['.', '!']);
+    let chars: Vec<char> = word.chars().collect();
+    let camel = !chars.is_empty()
+        && chars.iter().all(char::is_ascii_alphanumeric)
+        && chars[0].is_ascii_uppercase()
+        && chars
+            .windows(2)
+            .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
+    if !camel {
+        return None;
+    }
+    let mut out = String::new();
+    for (i, c) in chars.iter().enumerate() {
+        let after_lower = i > 0 && chars[i - 1].is_ascii_lowercase();
+        let starts_word = i > 0
+            && chars[i - 1].is_ascii_uppercase()
+            && chars.get(i + 1).is_some_and(char::is_ascii_lowercase);
+        if c.is_ascii_uppercase() && (after_lower || starts_word) {
+            out.push(' ');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    Some(out)
+}
+
 /// A text short enough to be a sentence or two in plain words, and not an HTML page: what an
 /// adapter reads as an error's words when a 2xx body is neither an answer nor an error envelope
 /// (kgateway's "Rejected by guardrails moderation"). `None` for anything else.

@@ -159,6 +159,19 @@ impl ErrorInfo {
             })
             .map(|m| clip(&m, MESSAGE_CHARS));
         self.read_labels(e);
+        // A message that is an exception's class ("PromptTooLongException", a Coze bridge's
+        // error): its words too ("prompt too long exception").
+        if let Some(words) = self
+            .message
+            .as_deref()
+            .filter(|m| !m.trim().contains(char::is_whitespace))
+            .and_then(|m| {
+                crate::text::words_of_a_code(m).or_else(|| crate::text::words_of_a_class(m))
+            })
+        {
+            self.extra.push(' ');
+            self.extra.push_str(&words);
+        }
         // Details as an object with the exception's class (AIJudge's `{"code": "internal_error",
         // "message": "Unexpected server error.", "details": {"exception": "TimeoutError"}}`): its
         // labels, and the class as one.

@@ -406,7 +406,8 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
                 && matches!(words[i - 1], "is" | "was")
                 && matches!(words[i - 2], "response" | "completion" | "answer" | "output"))
             // "No data was sent by the server." (big-AGI, of Gemini's empty stream).
-            || (words[i] == "data"
+            // ("No audio was received.", openai-edge-tts: the speech that should have come.)
+            || (matches!(words[i], "data" | "audio")
                 && i >= 1
                 && words[i - 1] == "no"
                 && words[i + 1..(i + 3).min(words.len())]
@@ -585,10 +586,12 @@ pub(super) fn says_no_credential(text: &str) -> bool {
     })
     // A key said to be required ("LLM provider API key and model are required", Plane's 400),
     // or asked to be configured ("Please configure at least one AI provider API key", Twenty).
-    // (Not a "token": "128000 token capacity required" is a length.)
+    // (Not a "token" on its own: "128000 token capacity required" is a length. A bearer or an
+    // access token is the credential: "Authorization header with Bearer token is required".)
     || words.iter().enumerate().any(|(i, w)| {
         credential(w)
-            && *w != "token"
+            && (*w != "token"
+                || i.checked_sub(1).is_some_and(|p| matches!(words[p], "bearer" | "access" | "auth")))
             && (words[i + 1..(i + 5).min(words.len())].contains(&"required")
                 || words[i.saturating_sub(6)..i].contains(&"configure"))
     })
@@ -627,8 +630,12 @@ pub(super) fn says_credential_invalid(text: &str) -> bool {
                 | "schema"
         )
     });
+    // (A key by its variable too: "Missing OPENAI_API_KEY - make sure to add it to your .env
+    // file", novel.)
     words.iter().enumerate().any(|(i, w)| {
-        (CREDENTIALS.contains(w) || (matches!(*w, "key" | "keys") && !names_a_field))
+        (CREDENTIALS.contains(w)
+            || w.ends_with("_api_key")
+            || (matches!(*w, "key" | "keys") && !names_a_field))
             && (meaning::around(&words, i, 2)
                 .iter()
                 .any(|n| WRONG.contains(n))
@@ -783,6 +790,40 @@ pub(super) fn says_not_enabled_for_caller(text: &str) -> bool {
                 .iter()
                 .any(|w| matches!(*w, "model" | "api" | "access" | "service" | "bot"))
             && !words[i.saturating_sub(4)..i].contains(&"support")
+    })
+}
+
+/// A thing the request named, not found ("Error: Speaker Dave not found.", xtts-api-server's
+/// 500; "Agent not found"): the request's, whatever the status. A thing of the server's own
+/// setup ("provider openai not found", "backend service not found") is not this.
+pub(super) fn says_named_thing_not_found(text: &str) -> bool {
+    let words = meaning::words(text);
+    (1..words.len()).any(|i| {
+        words[i] == "found"
+            && words[i - 1] == "not"
+            && words[i.saturating_sub(4)..i - 1].iter().any(|w| {
+                matches!(
+                    *w,
+                    "speaker"
+                        | "voice"
+                        | "agent"
+                        | "assistant"
+                        | "character"
+                        | "persona"
+                        | "session"
+                        | "conversation"
+                        | "thread"
+                        | "workflow"
+                        | "dataset"
+                        | "collection"
+                )
+            })
+            && !words[i.saturating_sub(4)..i - 1].iter().any(|w| {
+                matches!(
+                    *w,
+                    "provider" | "backend" | "service" | "server" | "endpoint" | "route" | "key"
+                )
+            })
     })
 }
 

@@ -83,6 +83,12 @@ pub(super) fn by_labels(said: &Said) -> Option<FailureCode> {
         }
         return Some(codes::QUOTA_EXCEEDED);
     }
+    // A label that names the server's own store failing (whisperX's `DATABASE_OPERATION_ERROR`
+    // beside "A temporary system error occurred. Please try again later." under a 503): the
+    // server's failure, not its capacity.
+    if label(&|l| l.contains("database")) {
+        return Some(codes::SERVER_ERROR);
+    }
     // Words that say the server's side (or one run's cap) whatever label came with them.
     if let Some(code) = by_server_side_words(said) {
         return Some(code);
@@ -427,7 +433,8 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     }
     // A model the server does not offer ("Model gpt-4-turbo-preview is not supported"), whatever
     // the status (OpenCode Zen answers it with a 401).
-    if says_model_not_offered(text) || says_model_disabled(text) {
+    if says_model_not_offered(text) || says_model_disabled(text) || says_named_thing_not_found(text)
+    {
         return Some(codes::INVALID_REQUEST);
     }
     // A parameter or feature the models here do not take ("'echo' is not supported by

@@ -62,6 +62,12 @@ pub(super) const WAITED_OUT: &[&str] = &["timed out waiting for", "timeout waiti
 /// The request could not be read or did not validate.
 pub(super) const INPUT_REJECTED_WORDING: &[&str] = &[
     "validation error",
+    // A value outside the ones allowed, listed ("Language sv not supported. Must be one of ('en',
+    // ...)", Auralis's 500), or the request's parameters said to be wrong ("Invalid request
+    // parameters", coze-discord-proxy's 500).
+    "must be one of",
+    "invalid request parameters",
+    "invalid request parameter",
     // JSON Schema's bounds on a parameter ("0 is less than the minimum of 1 - 'max_tokens'",
     // api-for-open-llm's 500).
     "is less than the minimum of",
@@ -192,6 +198,9 @@ pub(super) const SERVICE_FAILURE_WORDING: &[&str] = &[
 ];
 /// An in-band error that says what is wrong with the request.
 pub(super) const VALIDATION_WORDING: &[&str] = &[
+    // Chinese: cannot be empty (不能为空), not supported (不支持的文件格式: a file format).
+    "不能为空",
+    "不支持",
     // What the request named is not there ("Assistant does not exist").
     "does not exist",
     "must be",
@@ -412,6 +421,8 @@ pub(super) const ACCESS_WORDING: &[&str] = &[
     "not have permission",
 ];
 pub(super) const RATE_WORDING: &[&str] = &[
+    // Chinese: too many requests (请求太多, chatgpt-mirai-qq-bot's "当前 ChatGPT 接入点收到的请求太多了").
+    "请求太多",
     "rate limit",
     "rate_limit",
     "ratelimit",
