@@ -3285,3 +3285,70 @@ fn request_words_under_a_500_class_names_chinese_limits_and_a_database_label() {
     );
     assert_eq!(in_band("No audio was received."), "EMPTY_RESPONSE");
 }
+
+#[test]
+fn a_zod_list_keys_to_configure_recordings_and_failed_money_operations() {
+    assert_codes(&[
+        // Zod's list beside a generic error: its first item, by its field.
+        (
+            400,
+            r#"{"error": "Invalid request format", "details": [{"code": "too_big", "maximum": 5000, "type": "string", "message": "String must contain at most 5000 character(s)", "path": ["message"]}]}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            400,
+            r#"{"error": "Invalid request format", "details": [{"code": "too_big", "maximum": 64, "type": "string", "message": "String must contain at most 64 character(s)", "path": ["name"]}]}"#,
+            "INVALID_REQUEST",
+        ),
+        // A recording over its length is the input's.
+        (
+            400,
+            r#"{"message":"Video duration is too long. Please select videos with duration less than 3610 seconds."}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        // A one-at-a-time server busy.
+        (
+            429,
+            r#"{"detail":"some Method is already being executed."}"#,
+            "OVERLOADED",
+        ),
+        // The server's own operation on money that broke is its failure; money short is quota.
+        (
+            500,
+            r#"{"detail": "Failed to update credits."}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            500,
+            r#"{"detail": "Failed to update credits: insufficient balance"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // Advice about the key is access.
+        (
+            500,
+            r#"{"detail": "User ID not found in registry. Ensure your API key is valid and you have an account."}"#,
+            "AUTH",
+        ),
+    ]);
+    let in_band = |said: &str| {
+        let v = serde_json::json!({ "code": 5, "msg": said });
+        dsh_guest_openai::classify_in_band(&v, &head(200, &[]))
+            .code
+            .to_string()
+    };
+    assert_eq!(
+        in_band(
+            "Please configure the api and key information of the OpenAI ChatGPT channel first."
+        ),
+        "AUTH"
+    );
+    assert_eq!(in_band("请在菜单-DeepSeek中填写api key"), "AUTH");
+    assert_eq!(
+        in_band("The parameter name is not allowed to be empty"),
+        "INVALID_REQUEST"
+    );
+    assert_eq!(in_band("未生成任何结果文件，可能出错了"), "EMPTY_RESPONSE");
+    assert_eq!(in_band("链接不合法"), "INVALID_REQUEST");
+    assert_eq!(in_band("任务不存在"), "INVALID_REQUEST");
+    assert_eq!(in_band("No valid messages provided."), "INVALID_REQUEST");
+}

@@ -992,7 +992,9 @@ pub fn says_allowance_spent(text: &str) -> bool {
         || retry_horizon_ms(text).is_none_or(|ms| ms >= QUOTA_HORIZON_MS)
         // Not the bare word "billing": Gemini's per-minute 429 says "please check your plan and
         // billing details" too, and only its quota details tell which limit it was.
-        && (MONEY.iter().any(|p| *p != "billing" && text.contains(p))
+        && (MONEY
+            .iter()
+            .any(|p| *p != "billing" && without_money_operations(text).contains(p))
             || says(OFFER_ENDED)
             || says_trial_over(text)
             || says_plan_lacks(text)
@@ -1003,6 +1005,31 @@ pub fn says_allowance_spent(text: &str) -> bool {
             || (says(LONG_BUDGETS) && !says(SHORT_BUDGETS))
             || says_wait_until_a_date(text)
             || says_daily_rule_or_total_quota(text))
+}
+
+/// The text without the server's own operations on money that failed ("Failed to update
+/// credits.", Swarms' 500): an operation that broke names no money run out.
+fn without_money_operations(text: &str) -> std::borrow::Cow<'_, str> {
+    const FAILED: &[&str] = &[
+        "failed to update credit",
+        "failed to fetch credit",
+        "failed to get credit",
+        "failed to load credit",
+        "failed to check credit",
+        "failed to update balance",
+        "failed to fetch balance",
+        "failed to get balance",
+        "error updating credit",
+        "error fetching credit",
+    ];
+    if !FAILED.iter().any(|f| text.contains(f)) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = text.to_string();
+    for f in FAILED {
+        out = out.replace(f, "");
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// A trial said to have expired or ended, whoever's it is ("The audit trial for this user has
@@ -1461,6 +1488,9 @@ fn duration_ms(text: &str) -> Option<u64> {
 /// model has too much traffic now" ("该模型当前访问量过大"), "load too high", "overloaded".
 const OVERLOAD_WORDING: &[&str] = &[
     "overloaded",
+    // A one-at-a-time server busy with another call ("some Method is already being executed.",
+    // manga-image-translator's 429).
+    "already being executed",
     // Too many users at once ("There are too many users now. Please try again a bit later.",
     // coze-discord-proxy): the servers', not one caller's rate.
     "too many users now",
@@ -1639,6 +1669,9 @@ const LONG_SUBJECTS: &[&str] = &[
     "body",
     // "Payload is too big. Max payload size is 32MB."
     "payload",
+    // A recording given as the input ("Video duration is too long", EasyVideoTrans).
+    "video",
+    "audio",
     // A document given as the input ("Resume is too long. Found 53817 characters, maximum
     // allowed: 50000 characters.", JobSync).
     "document",

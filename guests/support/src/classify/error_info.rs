@@ -83,6 +83,13 @@ impl ErrorInfo {
                                 info.extra.push_str(&clip(&said, MESSAGE_CHARS));
                             }
                         }
+                        // A validator's list beside a generic error (OmniOps' `{"error": "Invalid
+                        // request format", "details": [{"code": "too_big", "message": "String must
+                        // contain at most 5000 character(s)", "path": ["message"]}]}`, Zod's).
+                        if let Some(first) = info.read_validation_list(o.get("details")) {
+                            info.extra.push(' ');
+                            info.extra.push_str(&first);
+                        }
                     }
                     // vLLM's `{"object": "error", "message": ...}`, FastAPI's `{"detail": ...}`.
                     _ => info.read_fields(o),
@@ -207,31 +214,8 @@ impl ErrorInfo {
         // ["body", "input"], "msg": "String should have at most 2048 characters", "input":
         // "..."}]}`: the first item is the error, named by the field it is about, and never
         // quoting the input it echoes.
-        if let Some(first) = e
-            .get("detail")
-            .and_then(Value::as_array)
-            .and_then(|items| items.first())
-            .and_then(Value::as_object)
-            && let Some(msg) = first.get("msg").and_then(Value::as_str).and_then(non_empty)
-        {
-            let field = first
-                .get("loc")
-                .and_then(Value::as_array)
-                .map(|loc| {
-                    loc.iter()
-                        .map(|part| {
-                            part.as_str()
-                                .map_or_else(|| part.to_string(), str::to_string)
-                        })
-                        .collect::<Vec<_>>()
-                        .join(".")
-                })
-                .filter(|f| !f.is_empty());
-            self.message = Some(clip(
-                &field.map_or_else(|| msg.clone(), |f| format!("{f}: {msg}")),
-                MESSAGE_CHARS,
-            ));
-            self.read_labels(first);
+        if let Some(first) = self.read_validation_list(e.get("detail")) {
+            self.message = Some(first);
         }
         // Not `error_code`: Baidu's numbers (17, 110, 336003) are its own, not HTTP statuses.
         for key in ["code", "status", "status_code"] {
@@ -315,6 +299,35 @@ impl ErrorInfo {
         if let Some(delay) = detail.get("retryDelay").and_then(Value::as_str) {
             self.retry_delay_ms = google_duration_ms(delay);
         }
+    }
+
+    /// The first item of a validator's list (Pydantic's `{"type", "loc", "msg", "input"}`, Zod's
+    /// `{"code", "path", "message"}`) as "field: message", its labels read; never the input it
+    /// echoes. `None` when `list` is no such list.
+    pub(super) fn read_validation_list(&mut self, list: Option<&Value>) -> Option<String> {
+        let first = list?.as_array()?.first()?.as_object()?;
+        let msg = ["msg", "message"]
+            .iter()
+            .find_map(|k| first.get(*k).and_then(Value::as_str))
+            .and_then(non_empty)?;
+        let field = ["loc", "path"]
+            .iter()
+            .find_map(|k| first.get(*k).and_then(Value::as_array))
+            .map(|loc| {
+                loc.iter()
+                    .map(|part| {
+                        part.as_str()
+                            .map_or_else(|| part.to_string(), str::to_string)
+                    })
+                    .collect::<Vec<_>>()
+                    .join(".")
+            })
+            .filter(|f| !f.is_empty());
+        self.read_labels(first);
+        Some(clip(
+            &field.map_or_else(|| msg.clone(), |f| format!("{f}: {msg}")),
+            MESSAGE_CHARS,
+        ))
     }
 
     pub(super) fn read_labels(&mut self, e: &serde_json::Map<String, Value>) {

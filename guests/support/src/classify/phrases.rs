@@ -350,8 +350,11 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
         "response",
     ];
     // Chinese: the response (or what came back) empty ("上游流式响应为空", grok2api).
-    // (响应内容为空, "the response's content empty": TradingAgents-CN's test of an LLM.)
+    // (响应内容为空, "the response's content empty": TradingAgents-CN's test of an LLM; 未生成任何结果,
+    // "no result generated at all": pyVideoTrans.)
     if [
+        "未生成任何",
+        "没有生成任何",
         "响应为空",
         "返回为空",
         "回复为空",
@@ -585,7 +588,9 @@ pub(super) fn says_no_credential(text: &str) -> bool {
                 .any(|n| THERE.contains(n))
     })
     // A key said to be required ("LLM provider API key and model are required", Plane's 400),
-    // or asked to be configured ("Please configure at least one AI provider API key", Twenty).
+    // or asked to be configured ("Please configure at least one AI provider API key", Twenty;
+    // a bare key too: "Please configure the api and key information of the OpenAI ChatGPT
+    // channel first", pyVideoTrans).
     // (Not a "token" on its own: "128000 token capacity required" is a length. A bearer or an
     // access token is the credential: "Authorization header with Bearer token is required".)
     || words.iter().enumerate().any(|(i, w)| {
@@ -595,6 +600,12 @@ pub(super) fn says_no_credential(text: &str) -> bool {
             && (words[i + 1..(i + 5).min(words.len())].contains(&"required")
                 || words[i.saturating_sub(6)..i].contains(&"configure"))
     })
+    || words.iter().enumerate().any(|(i, w)| {
+        matches!(*w, "key" | "keys") && words[i.saturating_sub(6)..i].contains(&"configure")
+    })
+    // In Chinese: fill in or set the API key (请在菜单-DeepSeek中填写api key, pyVideoTrans).
+    || (["apikey", "密钥"].iter().any(|k| text.contains(k))
+        && ["填写", "配置", "设置"].iter().any(|v| text.contains(v)))
 }
 
 pub(super) fn says_credential_invalid(text: &str) -> bool {

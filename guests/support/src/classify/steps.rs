@@ -46,7 +46,8 @@ pub(super) fn by_labels(said: &Said) -> Option<FailureCode> {
     // A validator's string too long in the request's input (Pydantic's `string_too_long` on
     // `body.input`, "String should have at most 2048 characters"): the input over its length, an
     // overflow. The same on a name or an id is the request's own (read as invalid).
-    if label(&|l| l == "string_too_long")
+    // (Zod's `too_big` on a string: "String must contain at most 5000 character(s)".)
+    if label(&|l| l == "string_too_long" || l == "too_big")
         && meaning::words(text).iter().any(|w| {
             matches!(
                 *w,

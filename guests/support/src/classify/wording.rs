@@ -198,9 +198,16 @@ pub(super) const SERVICE_FAILURE_WORDING: &[&str] = &[
 ];
 /// An in-band error that says what is wrong with the request.
 pub(super) const VALIDATION_WORDING: &[&str] = &[
-    // Chinese: cannot be empty (不能为空), not supported (不支持的文件格式: a file format).
+    // Chinese: cannot be empty (不能为空), not supported (不支持的文件格式: a file format), not
+    // valid (链接不合法: a link), not existing (任务不存在: a task).
     "不能为空",
     "不支持",
+    "不合法",
+    "不存在",
+    // "The parameter name is not allowed to be empty", "No valid messages provided.".
+    "not allowed to be empty",
+    "no valid messages",
+    "no valid input",
     // What the request named is not there ("Assistant does not exist").
     "does not exist",
     "must be",
@@ -284,6 +291,10 @@ pub(super) const CONTENT_WORDING: &[&str] = &[
     "阻止生成",
 ];
 pub(super) const AUTH_WORDING: &[&str] = &[
+    // "Ensure your API key is valid and you have an account." (Swarms, under a 500).
+    "ensure your api key",
+    "make sure your api key",
+    "verify your api key",
     // "Error authenticating with the LLM provider. Please check your API key" (OpenHands).
     "error authenticating",
     "failed authenticating",
