@@ -3352,3 +3352,56 @@ fn a_zod_list_keys_to_configure_recordings_and_failed_money_operations() {
     assert_eq!(in_band("任务不存在"), "INVALID_REQUEST");
     assert_eq!(in_band("No valid messages provided."), "INVALID_REQUEST");
 }
+
+#[test]
+fn a_wrappers_class_of_words_offered_credits_a_stop_by_length_and_a_content_key() {
+    assert_codes(&[
+        // A class of a few words beside the upstream's message: the message decides.
+        (
+            500,
+            r#"{"error":"Ollama Error","message":"model \"llama3\" not found, try pulling it first","suggestion":"Check if Ollama is running"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            500,
+            r#"{"error":"Ollama Error","message":"server busy, please try again.  maximum pending requests exceeded"}"#,
+            "OVERLOADED",
+        ),
+        // Credits offered beside a key not valid name no money run out.
+        (
+            401,
+            r#"{"error":{"message":"Invalid API key provided: wai-X***.\nGrab a fresh one (plus $5 in free LLM credits for new users) at https://example.com/keys","status_code":401,"code":"authentication_failed"}}"#,
+            "AUTH",
+        ),
+        // A free tier's limit is a usage cap.
+        (
+            403,
+            r#"{"detail":"Execution count exceeded the free tier limit"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // A generation stopped by its length, reported as the failure; a request over the
+        // output's cap stays the request's.
+        (
+            413,
+            r#"{"error":{"message":"Model returned MAX_TOKENS stop reason, the max tokens limit was exceeded.","code":"max_tokens_exceeded"}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            400,
+            r#"{"error":{"message":"max_tokens must be less than or equal to 4096"}}"#,
+            "INVALID_REQUEST",
+        ),
+        // A dataset too wide.
+        (
+            400,
+            r#"{"status": false, "message": "The dataset you uploaded has too many columns. Please upload a dataset with fewer columns."}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        // Chinese: a wrong password.
+        (
+            400,
+            r#"{"error":{"message":"密码错误，请联系网站管理员。"}}"#,
+            "AUTH",
+        ),
+    ]);
+}

@@ -1364,3 +1364,16 @@ fn a_failed_result_a_list_of_status_sentences_and_null_choices_in_a_2xx_body() {
         "EMPTY_RESPONSE"
     );
 }
+
+#[test]
+fn an_error_events_content_and_a_plain_request_to_shorten_are_read() {
+    let body = "data:{\"content\":\"{\\\"message\\\":\\\"Error code: 401 - {'code': 401, 'msg': 'API Key解析失败'}\\\"}\",\"type\":\"error\"}\n\n";
+    assert_eq!(failure_code(&decoded(body)), "AUTH");
+    assert_eq!(
+        failure_code(&common::decode_200(
+            "太长了，缩短一点吧。",
+            "text/plain;charset=UTF-8"
+        )),
+        "CONTEXT_WINDOW_EXCEEDED"
+    );
+}

@@ -88,6 +88,9 @@ pub fn spend_window_resetting_soon(
 /// Whether the wording says one request is too long for the model's context.
 pub fn says_context_overflow(text: &str) -> bool {
     let text = &without_urls(text);
+    if says_generation_stopped_by_length(text) {
+        return true;
+    }
     if says_output_parameter_cap(text)
         || says_throughput_budget(text)
         || says_too_slow(text)
@@ -123,6 +126,9 @@ pub fn says_context_overflow(text: &str) -> bool {
         || says_token_count_over_a_limit(text)
         || says_request_size_over_a_limit(text)
         || says_characters_over_a_cap(text)
+        // A dataset too wide or too long for the model ("The dataset you uploaded has too many
+        // columns.", LIDA): the input over its size.
+        || (says(&["too many columns", "too many rows"]) && says(&["dataset", "table", "file"]))
         || says_context_overflow_zh(text)
 }
 
@@ -960,6 +966,8 @@ fn says_context_overflow_zh(text: &str) -> bool {
         // exceeded in English is.
         || (says(&["prompt", "提示词"]) && says(&["超过限制", "超出限制"]))
         || says(&["请分段发送", "大小超过限制", "大小超出限制"])
+        // Too long, shorten it (太长了，缩短一点吧, ChatGPT-Vercel's plain-text answer).
+        || (says(&["太长", "过长"]) && says(&["缩短", "精简"]))
 }
 
 /// Whether the wording says money or a plan's allowance ran out (see the module comment): what
@@ -994,7 +1002,7 @@ pub fn says_allowance_spent(text: &str) -> bool {
         // billing details" too, and only its quota details tell which limit it was.
         && (MONEY
             .iter()
-            .any(|p| *p != "billing" && without_money_operations(text).contains(p))
+            .any(|p| *p != "billing" && without_money_asides(text).contains(p))
             || says(OFFER_ENDED)
             || says_trial_over(text)
             || says_plan_lacks(text)
@@ -1007,10 +1015,14 @@ pub fn says_allowance_spent(text: &str) -> bool {
             || says_daily_rule_or_total_quota(text))
 }
 
-/// The text without the server's own operations on money that failed ("Failed to update
-/// credits.", Swarms' 500): an operation that broke names no money run out.
-fn without_money_operations(text: &str) -> std::borrow::Cow<'_, str> {
+/// The text without the money that names no money run out: the server's own operations on money
+/// that failed ("Failed to update credits.", Swarms' 500) and credits offered ("Grab a fresh one
+/// (plus $5 in free LLM credits for new users)", WorkflowAI's 401 for a key not valid).
+fn without_money_asides(text: &str) -> std::borrow::Cow<'_, str> {
     const FAILED: &[&str] = &[
+        "free llm credits",
+        "in free credits",
+        "free credits for new users",
         "failed to update credit",
         "failed to fetch credit",
         "failed to get credit",
@@ -1325,6 +1337,20 @@ pub fn is_silent_overflow(finished_by_length: bool, has_output: bool) -> bool {
     finished_by_length && !has_output
 }
 
+/// A generation stopped by its length, reported as the failure ("Model returned MAX_TOKENS stop
+/// reason, the max tokens limit was exceeded.", WorkflowAI's 413): no answer came, the silent
+/// overflow said in words, though the output's cap is named; no output parameter over its cap.
+fn says_generation_stopped_by_length(text: &str) -> bool {
+    says_any(
+        text,
+        &[
+            "max_tokens stop reason",
+            "stop reason max_tokens",
+            "stopped due to max_tokens",
+        ],
+    )
+}
+
 /// An output parameter over its cap, which says nothing about the prompt: "max_tokens must be less
 /// than or equal to 16384", "max_tokens (10000) cannot exceed 8192. Please reduce the length of max
 /// output tokens generated". The output parameter is named and the input is not: a sum of the input
@@ -1334,7 +1360,8 @@ pub fn is_silent_overflow(finished_by_length: bool, has_output: bool) -> bool {
 /// max_tokens 40000 = 72768) exceeds the maximum limit of 64000", "max_tokens (10000) cannot
 /// exceed 8192"): the request's parameters are wrong, not its length.
 pub fn says_output_parameter_over_cap(text: &str) -> bool {
-    says_output_parameter_cap(text)
+    !says_generation_stopped_by_length(text)
+        && says_output_parameter_cap(text)
         && says_any(
             text,
             &[
@@ -1773,8 +1800,10 @@ const OFFER_ENDED: &[&str] = &[
 const USAGE_LIMITS: &[&str] = &[
     "usage limit",
     "usage cap",
-    // A plan's own cap ("Free plan limit reached, please upgrade to continue.", contentport).
+    // A plan's own cap ("Free plan limit reached, please upgrade to continue.", contentport; a
+    // free tier's: "Execution count exceeded the free tier limit", Julep).
     "plan limit",
+    "free tier limit",
     // A subscription's window of use spent ("You've hit your session limit · resets 10:10pm",
     // "You've hit your limit · resets 3am": Claude's plans, whose windows last hours).
     "hit your limit",

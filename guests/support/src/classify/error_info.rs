@@ -59,7 +59,10 @@ impl ErrorInfo {
                         // So does HTTP's reason phrase (NestJS: `{"statusCode": 400, "message":
                         // "Text is too long, max length is 1000", "error": "Bad Request"}`): it
                         // restates a status, the message says what happened.
-                        let class_name = (one_word
+                        // (Or a wrapper's class of a few words: Chatbot Ollama's `{"error": "Ollama
+                        // Error", "message": "model \"llama3\" not found, ..."}`.)
+                        let few_words = lower.split_whitespace().count() <= 3;
+                        let class_name = (few_words
                             && (lower.ends_with("error") || lower.ends_with("exception")))
                             || names_a_reason_phrase(&lower);
                         if let Some(words) = crate::text::words_of_a_code(s) {
@@ -436,6 +439,9 @@ pub(super) const MESSAGE_KEYS: &[&str] = &[
     // Elasticsearch's and OpenSearch's `{"error": {"root_cause": [...], "type": ..., "reason":
     // "..."}}`: with no message, the reason is the error's words (it is read as a label too).
     "reason",
+    // SQLBot's error event `{"type": "error", "content": "{\"message\": \"Error code: 401 -
+    // ...\"}"}`: last, since a chat message's `content` is no error's.
+    "content",
     // UiPath's guardrails API: `{"result": "ENTITLEMENTS_MISSING", "details": "Guardrail
     // entitlement is missing"}`. Last: Google's `details` is a list beside its message.
     "details",

@@ -291,6 +291,9 @@ pub(super) const CONTENT_WORDING: &[&str] = &[
     "阻止生成",
 ];
 pub(super) const AUTH_WORDING: &[&str] = &[
+    // Chinese: a wrong password (密码错误, ChatGPT-Vercel's site password).
+    "密码错误",
+    "密码不正确",
     // "Ensure your API key is valid and you have an account." (Swarms, under a 500).
     "ensure your api key",
     "make sure your api key",
