@@ -19,6 +19,27 @@ fn assert_codes(cases: &[(u16, &str, &str)]) {
     }
 }
 
+/// The envelopes the in-band tests put words in: `{"error": said}`, `{"success": false,
+/// "message": said}`, `{"code": 5, "msg": said}`.
+#[derive(Clone, Copy)]
+enum InBand {
+    ErrorString,
+    SuccessFalse,
+    CodeMsg,
+}
+
+/// The code of `said` classified in band (no HTTP status) in `envelope`.
+fn in_band_code(envelope: InBand, said: &str) -> String {
+    let v = match envelope {
+        InBand::ErrorString => serde_json::json!({ "error": said }),
+        InBand::SuccessFalse => serde_json::json!({ "success": false, "message": said }),
+        InBand::CodeMsg => serde_json::json!({ "code": 5, "msg": said }),
+    };
+    dsh_guest_openai::classify_in_band(&v, &head(200, &[]))
+        .code
+        .to_string()
+}
+
 #[test]
 fn context_overflow_by_meaning_across_servers() {
     let cases = [
@@ -2976,12 +2997,7 @@ fn a_code_beside_its_message_an_entitlement_a_starting_server_and_a_full_account
             "RATE_LIMITED",
         ),
     ]);
-    let in_band = |said: &str| {
-        let v = serde_json::json!({ "error": said });
-        dsh_guest_openai::classify_in_band(&v, &head(200, &[]))
-            .code
-            .to_string()
-    };
+    let in_band = |said: &str| in_band_code(InBand::ErrorString, said);
     // A server still starting is not yet taking work; one that failed to start is broken.
     assert_eq!(in_band("System initializing"), "OVERLOADED");
     assert_eq!(in_band("Registry not initialized"), "SERVER_ERROR");
@@ -3072,12 +3088,7 @@ fn missing_keys_plans_windows_and_caps_in_their_own_words() {
     ]);
     // A model, an API or access not enabled for the caller is access; a server's capability
     // not enabled is the request's.
-    let in_band = |said: &str| {
-        let v = serde_json::json!({ "error": said });
-        dsh_guest_openai::classify_in_band(&v, &head(200, &[]))
-            .code
-            .to_string()
-    };
+    let in_band = |said: &str| in_band_code(InBand::ErrorString, said);
     assert_eq!(in_band("Copilot model not enabled"), "AUTH");
     assert_eq!(in_band("Mirror API is not enabled"), "AUTH");
     assert_eq!(
@@ -3177,12 +3188,7 @@ fn an_exception_class_in_details_harm_categories_documents_and_a_pool_in_chinese
             "CONTEXT_WINDOW_EXCEEDED",
         ),
     ]);
-    let in_band = |said: &str| {
-        let v = serde_json::json!({ "success": false, "message": said });
-        dsh_guest_openai::classify_in_band(&v, &head(200, &[]))
-            .code
-            .to_string()
-    };
+    let in_band = |said: &str| in_band_code(InBand::SuccessFalse, said);
     // The response's content empty; a relay with no key for now (a pool at its limits); with no
     // account at all, capacity.
     assert_eq!(in_band("API响应内容为空"), "EMPTY_RESPONSE");
@@ -3265,12 +3271,7 @@ fn request_words_under_a_500_class_names_chinese_limits_and_a_database_label() {
             "SERVER_ERROR",
         ),
     ]);
-    let in_band = |said: &str| {
-        let v = serde_json::json!({ "success": false, "message": said });
-        dsh_guest_openai::classify_in_band(&v, &head(200, &[]))
-            .code
-            .to_string()
-    };
+    let in_band = |said: &str| in_band_code(InBand::SuccessFalse, said);
     assert_eq!(
         in_band("图片大小超过限制，最大允许5.0MB"),
         "CONTEXT_WINDOW_EXCEEDED"
@@ -3330,12 +3331,7 @@ fn a_zod_list_keys_to_configure_recordings_and_failed_money_operations() {
             "AUTH",
         ),
     ]);
-    let in_band = |said: &str| {
-        let v = serde_json::json!({ "code": 5, "msg": said });
-        dsh_guest_openai::classify_in_band(&v, &head(200, &[]))
-            .code
-            .to_string()
-    };
+    let in_band = |said: &str| in_band_code(InBand::CodeMsg, said);
     assert_eq!(
         in_band(
             "Please configure the api and key information of the OpenAI ChatGPT channel first."

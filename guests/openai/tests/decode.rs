@@ -1184,13 +1184,7 @@ fn a_status_sentence_as_another_apis_message_is_read_for_a_failure() {
     );
     // An answer in that shape that names nothing is still no completion this adapter reads.
     let body = r#"{"message":{"role":"assistant","content":"Hello there"},"done":true}"#;
-    let f = finish_of(&common::decode_200(body, "application/json"));
-    assert!(
-        f.failure
-            .expect("a failure")
-            .message
-            .contains("neither a chat completion"),
-    );
+    assert_read_in_no_shape(body);
 }
 
 #[test]
@@ -1236,15 +1230,8 @@ fn an_apps_own_error_markers_and_a_guards_findings_are_read_in_a_2xx_body() {
         "CONTENT_FILTER"
     );
     // Chat messages are objects, and an empty `errors` alone makes no error.
-    let f = finish_of(&common::decode_200(
+    assert_read_in_no_shape(
         r#"{"messages":[{"role":"assistant","content":"Rate limit exceeded"}],"errors":[]}"#,
-        "application/json",
-    ));
-    assert!(
-        f.failure
-            .expect("a failure")
-            .message
-            .contains("neither a chat completion"),
     );
 }
 
@@ -1313,16 +1300,7 @@ fn a_status_of_its_own_and_a_logs_details_mark_an_error_in_a_2xx_body() {
         "RATE_LIMITED"
     );
     // A status that says success beside a message is an envelope.
-    let f = finish_of(&common::decode_200(
-        r#"{"message": "saved", "status": 200}"#,
-        "application/json",
-    ));
-    assert!(
-        f.failure
-            .expect("a failure")
-            .message
-            .contains("neither a chat completion"),
-    );
+    assert_read_in_no_shape(r#"{"message": "saved", "status": 200}"#);
 }
 
 #[test]
@@ -1335,13 +1313,7 @@ fn an_apps_response_sentence_that_names_a_failure_is_that_failure() {
     // An answer in that key that names nothing is no completion this adapter reads, and no
     // failure of its words.
     let body = r#"{"response": "Your portfolio grew 4% this quarter.", "thread_id": "default"}"#;
-    let f = finish_of(&common::decode_200(body, "application/json"));
-    assert!(
-        f.failure
-            .expect("a failure")
-            .message
-            .contains("neither a chat completion"),
-    );
+    assert_read_in_no_shape(body);
 }
 
 #[test]
@@ -1375,5 +1347,18 @@ fn an_error_events_content_and_a_plain_request_to_shorten_are_read() {
             "text/plain;charset=UTF-8"
         )),
         "CONTEXT_WINDOW_EXCEEDED"
+    );
+}
+
+/// A 2xx JSON body the decoder reads in no shape of its own: the failure says so, rather than
+/// naming a meaning its words do not carry.
+fn assert_read_in_no_shape(body: &str) {
+    let f = finish_of(&common::decode_200(body, "application/json"));
+    assert!(
+        f.failure
+            .expect("a failure")
+            .message
+            .contains("neither a chat completion"),
+        "{body}"
     );
 }
