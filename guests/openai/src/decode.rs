@@ -76,6 +76,8 @@ fn carries_an_error(v: &Value) -> bool {
             ]
             .iter()
             .any(|f| s.eq_ignore_ascii_case(f))
+            // A guard's block (Enkrypt's MCP gateway: `"status": "blocked_input"`).
+            || s.to_ascii_lowercase().starts_with("blocked")
         }) && names_a_message(o))
         // An HTTP status of its own beside a message (Typebot's stream route: `{"message": "No
         // API key provided", "status": 500, "context": ...}` under a 200).
@@ -791,6 +793,24 @@ impl Decoder {
     /// `error` or `type`): the failure it is, read step by step from the most explicit (an error
     /// envelope of its own) to the least (its words, else "unparseable").
     fn failure_of_a_foreign_body(&self, values: &[Value], text: &str) -> LlmFailure {
+        // A JSON-RPC result (an MCP gateway's tool call) whose content texts are JSON: their
+        // values are the body to read (Enkrypt's gateway: `{"jsonrpc": "2.0", "result":
+        // {"content": [{"type": "text", "text": "[{\"status\": \"blocked_input\", ...}]"}]}}`).
+        let inner: Vec<Value> = values
+            .iter()
+            .filter(|v| v.get("jsonrpc").is_some())
+            .filter_map(|v| v.pointer("/result/content").and_then(Value::as_array))
+            .flatten()
+            .filter_map(|part| part.get("text").and_then(Value::as_str))
+            .filter_map(|t| serde_json::from_str::<Value>(t).ok())
+            .flat_map(|v| match v {
+                Value::Array(items) => items,
+                v => vec![v],
+            })
+            .collect();
+        if let Some(error) = inner.iter().find(|v| carries_an_error(v)) {
+            return classify_in_band(error, &self.head);
+        }
         // An error in an envelope of its own, sent with a 2xx (Baidu's `{"error_code": 17,
         // "error_msg": "Open api daily request limit reached"}`): classified as any in-band error.
         if let Some(error) = values.iter().find(|v| carries_an_error(v)) {

@@ -3401,3 +3401,41 @@ fn a_wrappers_class_of_words_offered_credits_a_stop_by_length_and_a_content_key(
         ),
     ]);
 }
+
+#[test]
+fn a_provider_chain_spent_a_bare_invalid_request_passwords_and_guard_plugins() {
+    assert_codes(&[
+        // A chain's providers each at its rate limit; the same chain timed out is a timeout.
+        (
+            502,
+            r#"{"error":{"message":"All providers exhausted in chain \"fast\". Tried: groq/llama-3.1-8b-instant (429_tokens_limit), cerebras/llama-3.1-8b (skipped (on cooldown))","type":"server_error"}}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            502,
+            r#"{"error":{"message":"All providers exhausted in chain \"fast\". Tried: groq/llama-3.1-8b-instant (timeout_10000ms)","type":"server_error"}}"#,
+            "TIMEOUT",
+        ),
+        (503, r#"{"detail": "All providers failed"}"#, "SERVER_ERROR"),
+        // "Invalid request" and no more is the request's, whatever the status.
+        (500, "Invalid request", "INVALID_REQUEST"),
+        (
+            500,
+            "Invalid request to the upstream: connection reset",
+            "SERVER_ERROR",
+        ),
+        // The input's text too long; a site's password wrong.
+        (
+            400,
+            r#"{"error": "Action text too long"}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (400, r#"{"error": "Password Incorrect"}"#, "AUTH"),
+        // Gemini's candidates, none.
+        (
+            400,
+            r#"{"error":{"message":"No candidates in Gemini response","type":"conversion_error"}}"#,
+            "EMPTY_RESPONSE",
+        ),
+    ]);
+}

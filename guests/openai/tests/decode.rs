@@ -1362,3 +1362,20 @@ fn assert_read_in_no_shape(body: &str) {
         "{body}"
     );
 }
+
+#[test]
+fn a_guard_plugins_verdict_and_a_blocked_tool_result_over_json_rpc_are_refusals() {
+    let ok = |body: &str| failure_code(&common::decode_200(body, "application/json"));
+    assert_eq!(
+        ok(
+            r#"{"error":{"code":-32602,"message":"Plugin Violation: Detected categories: self_harm","data":{"plugin_error_code":"HARMFUL_CONTENT"}}}"#
+        ),
+        "CONTENT_FILTER"
+    );
+    let inner = serde_json::json!([{"status": "blocked_input", "message": "Request blocked due to input guardrail violations: injection_attack", "response": ""}]);
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": inner.to_string()}]}});
+    assert_eq!(ok(&body.to_string()), "CONTENT_FILTER");
+    // A tool result whose text is plain words is no error of its own.
+    let body = serde_json::json!({"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "3 repositories found"}]}});
+    assert_read_in_no_shape(&body.to_string());
+}

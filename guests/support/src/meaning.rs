@@ -1696,6 +1696,8 @@ const LONG_SUBJECTS: &[&str] = &[
     "body",
     // "Payload is too big. Max payload size is 32MB."
     "payload",
+    // The input's text ("Action text too long", flask-roleplay).
+    "text",
     // A recording given as the input ("Video duration is too long", EasyVideoTrans).
     "video",
     "audio",

@@ -97,6 +97,23 @@ pub(super) fn says_credential_pool_spent(text: &str) -> bool {
                 )
             })
     });
+    // A chain of providers each at its limit, said to be exhausted ("All providers exhausted in
+    // chain \"fast\". Tried: groq/... (429_tokens_limit), cerebras/... (skipped (on cooldown))",
+    // 429chain): the pool's limits, which refill, as a pool of keys is. Providers that "failed"
+    // or are "unavailable" are not this.
+    let providers_spent = (0..words.len()).any(|i| {
+        words[i] == "all"
+            && words.get(i + 1) == Some(&"providers")
+            && words[i + 2..(i + 4).min(words.len())].contains(&"exhausted")
+    });
+    // (Each at its limit, as the reasons it tried say: a chain whose providers timed out is
+    // read by its timeouts.)
+    if providers_spent
+        && ["429", "rate", "cooldown"].iter().any(|r| text.contains(r))
+        && !text.contains("timeout")
+    {
+        return true;
+    }
     // In Chinese: no key (密钥) or account available for now (暂时无可用): "Google AI 中转服务暂时无可用
     // 密钥，请稍后重试" (TradingAgents-CN, of a relay with every key at its limit).
     let pool_zh = text.contains("暂时无可用")
@@ -438,7 +455,8 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
                 && matches!(words[i - 1], "returned" | "produced" | "generated" | "sent"))
             // "No choices in OpenAI response" (claude-code-proxy, of an upstream's completion
             // without any): the answer had nothing in it.
-            || (words[i] == "no" && next == Some("choices"))
+            // (Gemini's word for them too: "No candidates in Gemini response", llm-gateway-rs.)
+            || (words[i] == "no" && matches!(next, Some("choices" | "candidates")))
             // "No response produced by agent", "No completion returned": nothing came back.
             || (words[i] == "no"
                 && words

@@ -84,6 +84,14 @@ pub(super) fn by_labels(said: &Said) -> Option<FailureCode> {
         }
         return Some(codes::QUOTA_EXCEEDED);
     }
+    // An error that says no more than "Invalid request" or "Bad request" (Hyprnote's 500 as plain
+    // text; many 400s): the request's fault, whatever the status.
+    if matches!(
+        text.trim().trim_end_matches(['.', '!']),
+        "invalid request" | "bad request"
+    ) {
+        return Some(codes::INVALID_REQUEST);
+    }
     // A label that names the server's own store failing (whisperX's `DATABASE_OPERATION_ERROR`
     // beside "A temporary system error occurred. Please try again later." under a 503): the
     // server's failure, not its capacity.

@@ -238,6 +238,13 @@ pub(super) const VALIDATION_WORDING: &[&str] = &[
     "properly formatted",
 ];
 pub(super) const CONTENT_WORDING: &[&str] = &[
+    // A guard plugin's verdict (IBM's MCP Context Forge: "Plugin Violation: Detected categories:
+    // self_harm", its code `HARMFUL_CONTENT`).
+    "plugin violation",
+    "self_harm",
+    "self-harm",
+    "harmful_content",
+    "harmful content",
     // Gemini's harm categories named in a relay's words ("completion blocked due to
     // HarmCategoryDangerousContent with probability HarmProbabilityHigh", k8sgpt).
     "harmcategory",
@@ -291,6 +298,11 @@ pub(super) const CONTENT_WORDING: &[&str] = &[
     "阻止生成",
 ];
 pub(super) const AUTH_WORDING: &[&str] = &[
+    // A site's password ("Password Incorrect", RisuAI's node server).
+    "password incorrect",
+    "incorrect password",
+    "wrong password",
+    "invalid password",
     // Chinese: a wrong password (密码错误, ChatGPT-Vercel's site password).
     "密码错误",
     "密码不正确",
