@@ -109,6 +109,24 @@ fn carries_an_error(v: &Value) -> bool {
         || o.values().filter_map(Value::as_object).any(coded)
 }
 
+/// The values in the JSON texts of a JSON-RPC result (an MCP gateway's tool call: Enkrypt's
+/// `{"jsonrpc": "2.0", "result": {"content": [{"type": "text", "text": "[{\"status\":
+/// \"blocked_input\", ...}]"}]}}`), lists flattened: a body inside the body, read as one.
+fn json_rpc_result_values(values: &[Value]) -> Vec<Value> {
+    values
+        .iter()
+        .filter(|v| v.get("jsonrpc").is_some())
+        .filter_map(|v| v.pointer("/result/content").and_then(Value::as_array))
+        .flatten()
+        .filter_map(|part| part.get("text").and_then(Value::as_str))
+        .filter_map(|t| serde_json::from_str::<Value>(t).ok())
+        .flat_map(|v| match v {
+            Value::Array(items) => items,
+            v => vec![v],
+        })
+        .collect()
+}
+
 /// An error inside a body or an event of an app's own shape, five levels down at most: an object
 /// with a message under a key that names an error (PaperDebugger's `{"result": {"streamError":
 /// {"errorMessage": ...}}}`), an object with a message that its reason, status or type marks as
@@ -790,121 +808,14 @@ impl Decoder {
     }
 
     /// A 2xx JSON body in no shape this decoder reads as a completion (no `choices`, `usage`,
-    /// `error` or `type`): the failure it is, read step by step from the most explicit (an error
-    /// envelope of its own) to the least (its words, else "unparseable").
+    /// `error` or `type`): the failure it is, read from the most explicit (the body marks itself
+    /// a failure) to the least (its words name one), else an empty document or "unparseable".
     fn failure_of_a_foreign_body(&self, values: &[Value], text: &str) -> LlmFailure {
-        // A JSON-RPC result (an MCP gateway's tool call) whose content texts are JSON: their
-        // values are the body to read (Enkrypt's gateway: `{"jsonrpc": "2.0", "result":
-        // {"content": [{"type": "text", "text": "[{\"status\": \"blocked_input\", ...}]"}]}}`).
-        let inner: Vec<Value> = values
-            .iter()
-            .filter(|v| v.get("jsonrpc").is_some())
-            .filter_map(|v| v.pointer("/result/content").and_then(Value::as_array))
-            .flatten()
-            .filter_map(|part| part.get("text").and_then(Value::as_str))
-            .filter_map(|t| serde_json::from_str::<Value>(t).ok())
-            .flat_map(|v| match v {
-                Value::Array(items) => items,
-                v => vec![v],
-            })
-            .collect();
-        if let Some(error) = inner.iter().find(|v| carries_an_error(v)) {
-            return classify_in_band(error, &self.head);
-        }
-        // An error in an envelope of its own, sent with a 2xx (Baidu's `{"error_code": 17,
-        // "error_msg": "Open api daily request limit reached"}`): classified as any in-band error.
-        if let Some(error) = values.iter().find(|v| carries_an_error(v)) {
-            return classify_in_band(error, &self.head);
-        }
-        // A success envelope around an empty reply (LangBot's `{"code": 0, "msg": "ok",
-        // "data": {"message": []}}`): the platform answered, with nothing in it.
-        if values.iter().any(empty_reply_in_a_success_envelope) {
-            return self.empty_response("a success envelope around an empty reply");
-        }
-        // An app's answer its own safety check marked as refused (a cancer-information bot's
-        // `{"responseText": "I can't diagnose cancer ...", "safety": {"classification":
-        // "refusal"}}`): a content filter, its text the refusal's words.
-        if let Some(v) = values.iter().find(|v| marked_refused(v)) {
-            let said = longest_words(v, 0).unwrap_or_default();
-            let refusal = serde_json::json!({ "message": said, "code": "content_filter" });
-            return classify_in_band(&refusal, &self.head);
-        }
-        // An error deeper in an envelope of the app's own (see `error_within`).
-        if let Some(error) = values.iter().find_map(|v| error_within(v, 0)) {
-            return classify_in_band(&error, &self.head);
-        }
-        // A verdict's list of findings as short sentences (Vigil's scan result, `"messages":
-        // ["Potential prompt injection detected: YARA signature(s)", ...]`): the failure the
-        // first that names one names. Chat messages are objects, never read here.
-        // (So is a list under `message`: chatgpt-mirai-qq-bot's `{"result": "DONE", "message":
-        // ["当前 ChatGPT 接入点收到的请求太多了..."]}`.)
-        if let Some(failure) = values
-            .iter()
-            .filter_map(|v| {
-                v.get("messages")
-                    .or_else(|| v.get("message"))
-                    .and_then(Value::as_array)
-            })
-            .flatten()
-            .filter_map(Value::as_str)
-            .filter(|said| said.trim().chars().count() <= answer::STATUS_SENTENCE_CHARS)
-            .find_map(|said| failure_named_by_words(said, |v| classify_in_band(v, &self.head)))
+        if let Some(failure) = self
+            .failure_a_foreign_body_marks(values)
+            .or_else(|| self.failure_a_foreign_body_words(values))
         {
             return failure;
-        }
-        // An app's answer marked as an error, with its words inside (Home Assistant's
-        // `"response_type": "error"`; a Moodle plugin's `{"code": 429, "string": "error",
-        // "result": "{\"message\": ...}"}`), or one string and nothing else (Willow's
-        // `{"response": "Chatbot not installed or supported"}`).
-        if let Some(failure) = values.iter().find_map(|v| self.app_error(v)) {
-            return failure;
-        }
-        // An answer in another API's shape whose assistant message is a sentence that names
-        // a failure (LightRAG's Ollama-shaped `{"message": {"role": "assistant", "content":
-        // "No response generated"}, "done": true}`; a guard connector's `{"message":
-        // {"content": "F5 AI Guardrails blocked this request"}}`): that failure. A longer
-        // text is an answer this adapter does not read, whatever it says.
-        if let Some(failure) = values
-            .iter()
-            .filter_map(|v| v.pointer("/message/content").and_then(Value::as_str))
-            .filter(|said| said.trim().chars().count() <= answer::STATUS_SENTENCE_CHARS)
-            .find_map(|said| failure_named_by_words(said, |v| classify_in_band(v, &self.head)))
-        {
-            return failure;
-        }
-        // An app's answer whose `response` (or `answer`, `reply`) is a status sentence that names a
-        // failure (a portfolio agent's `{"response": "The AI service is currently experiencing
-        // high demand and both providers are rate-limited. ...", "thread_id": ..., "citations":
-        // []}`): that failure. A longer text is an answer.
-        if let Some(failure) = values
-            .iter()
-            .filter_map(|v| {
-                ["response", "answer", "reply"]
-                    .iter()
-                    .find_map(|k| v.get(*k).and_then(Value::as_str))
-            })
-            .filter(|said| said.trim().chars().count() <= answer::STATUS_SENTENCE_CHARS)
-            .find_map(|said| failure_named_by_words(said, |v| classify_in_band(v, &self.head)))
-        {
-            return failure;
-        }
-        // A result in another API's shape whose `finish_reason` says why nothing came
-        // (Fooocus-API's `[{"base64": null, ..., "finish_reason": "QUEUE_IS_FULL"}]`): its
-        // words, read as an error's, when they name a meaning.
-        let reasons = values
-            .iter()
-            .flat_map(|v| {
-                v.as_array()
-                    .map_or_else(|| vec![v], |items| items.iter().collect())
-            })
-            .filter_map(|v| v.get("finish_reason").and_then(Value::as_str))
-            .map(|r| words_of_a_code(r).unwrap_or_else(|| r.to_ascii_lowercase()));
-        for reason in reasons {
-            if let Some(failure) =
-                failure_named_by_words(&reason, |v| classify_in_band(v, &self.head))
-            {
-                return failure;
-            }
         }
         // Nothing at all in JSON (`transformers serve` answers `{}` to a conversation that ends
         // with an assistant turn): no completion and no error, an empty response.
@@ -924,6 +835,108 @@ impl Decoder {
             _ => "",
         };
         self.meaning_or_unparseable(said, text, true)
+    }
+
+    /// The failure a foreign body marks itself as: an error envelope of its own, a success
+    /// envelope around nothing, an app's safety refusal, an error deeper inside.
+    fn failure_a_foreign_body_marks(&self, values: &[Value]) -> Option<LlmFailure> {
+        // An error in an envelope of its own, sent with a 2xx (Baidu's `{"error_code": 17,
+        // "error_msg": "Open api daily request limit reached"}`), or in the JSON texts of a
+        // JSON-RPC result (see `json_rpc_result_values`): classified as any in-band error.
+        if let Some(error) = json_rpc_result_values(values)
+            .iter()
+            .chain(values)
+            .find(|v| carries_an_error(v))
+        {
+            return Some(classify_in_band(error, &self.head));
+        }
+        // A success envelope around an empty reply (LangBot's `{"code": 0, "msg": "ok",
+        // "data": {"message": []}}`): the platform answered, with nothing in it.
+        if values.iter().any(empty_reply_in_a_success_envelope) {
+            return Some(self.empty_response("a success envelope around an empty reply"));
+        }
+        // An app's answer its own safety check marked as refused (a cancer-information bot's
+        // `{"responseText": "I can't diagnose cancer ...", "safety": {"classification":
+        // "refusal"}}`): a content filter, its text the refusal's words.
+        if let Some(v) = values.iter().find(|v| marked_refused(v)) {
+            let said = longest_words(v, 0).unwrap_or_default();
+            let refusal = serde_json::json!({ "message": said, "code": "content_filter" });
+            return Some(classify_in_band(&refusal, &self.head));
+        }
+        // An error deeper in an envelope of the app's own (see `error_within`).
+        values
+            .iter()
+            .find_map(|v| error_within(v, 0))
+            .map(|error| classify_in_band(&error, &self.head))
+    }
+
+    /// The failure a foreign body's words name, where an app or another API puts them.
+    fn failure_a_foreign_body_words(&self, values: &[Value]) -> Option<LlmFailure> {
+        // A verdict's list of findings as short sentences (Vigil's scan result, `"messages":
+        // ["Potential prompt injection detected: YARA signature(s)", ...]`; chatgpt-mirai-qq-bot's
+        // `{"result": "DONE", "message": ["当前 ChatGPT 接入点收到的请求太多了..."]}`): the failure the
+        // first that names one names. Chat messages are objects, never read here.
+        let findings = values
+            .iter()
+            .filter_map(|v| {
+                v.get("messages")
+                    .or_else(|| v.get("message"))
+                    .and_then(Value::as_array)
+            })
+            .flatten()
+            .filter_map(Value::as_str);
+        if let Some(failure) = self.failure_in_status_sentences(findings) {
+            return Some(failure);
+        }
+        // An app's answer marked as an error, with its words inside (Home Assistant's
+        // `"response_type": "error"`; a Moodle plugin's `{"code": 429, "string": "error",
+        // "result": "{\"message\": ...}"}`), or one string and nothing else (Willow's
+        // `{"response": "Chatbot not installed or supported"}`).
+        if let Some(failure) = values.iter().find_map(|v| self.app_error(v)) {
+            return Some(failure);
+        }
+        // An answer in another API's shape whose assistant message is a status sentence that
+        // names a failure (LightRAG's Ollama-shaped `{"message": {"role": "assistant",
+        // "content": "No response generated"}, "done": true}`; a guard connector's `{"message":
+        // {"content": "F5 AI Guardrails blocked this request"}}`), or an app's answer whose
+        // `response` (or `answer`, `reply`) is one (a portfolio agent's `{"response": "The AI
+        // service is currently experiencing high demand and both providers are rate-limited.
+        // ...", "thread_id": ..., "citations": []}`): that failure. A longer text is an answer
+        // this adapter does not read, whatever it says.
+        let assistant = values
+            .iter()
+            .filter_map(|v| v.pointer("/message/content").and_then(Value::as_str));
+        let app = values.iter().filter_map(|v| {
+            ["response", "answer", "reply"]
+                .iter()
+                .find_map(|k| v.get(*k).and_then(Value::as_str))
+        });
+        if let Some(failure) = self.failure_in_status_sentences(assistant.chain(app)) {
+            return Some(failure);
+        }
+        // A result in another API's shape whose `finish_reason` says why nothing came
+        // (Fooocus-API's `[{"base64": null, ..., "finish_reason": "QUEUE_IS_FULL"}]`): its
+        // words, read as an error's, when they name a meaning.
+        values
+            .iter()
+            .flat_map(|v| {
+                v.as_array()
+                    .map_or_else(|| vec![v], |items| items.iter().collect())
+            })
+            .filter_map(|v| v.get("finish_reason").and_then(Value::as_str))
+            .map(|r| words_of_a_code(r).unwrap_or_else(|| r.to_ascii_lowercase()))
+            .find_map(|reason| failure_named_by_words(&reason, |v| classify_in_band(v, &self.head)))
+    }
+
+    /// The failure the first of `sentences` that is a status sentence (at most
+    /// [`answer::STATUS_SENTENCE_CHARS`]) names by its words.
+    fn failure_in_status_sentences<'a>(
+        &self,
+        sentences: impl Iterator<Item = &'a str>,
+    ) -> Option<LlmFailure> {
+        sentences
+            .filter(|said| said.trim().chars().count() <= answer::STATUS_SENTENCE_CHARS)
+            .find_map(|said| failure_named_by_words(said, |v| classify_in_band(v, &self.head)))
     }
 
     /// A `finish_reason: "error"`. Its choice may carry words (Thor: "对话模型请求限流", the
