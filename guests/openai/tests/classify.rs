@@ -3439,3 +3439,29 @@ fn a_provider_chain_spent_a_bare_invalid_request_passwords_and_guard_plugins() {
         ),
     ]);
 }
+
+#[test]
+fn credentials_not_set_up_a_bare_not_supported_and_an_empty_summary() {
+    assert_codes(&[
+        (
+            400,
+            r#"{"detail": "Error setting up AWS credentials"}"#,
+            "AUTH",
+        ),
+        (500, r#"{"error": "Unable to locate credentials"}"#, "AUTH"),
+        // A bare "Not supported" is the request's; a bare "Not Implemented" the server's.
+        (501, r#"{"detail": "Not supported"}"#, "INVALID_REQUEST"),
+        (501, "Not Implemented", "SERVER_ERROR"),
+        // An upstream that returned an empty answer, named with the status it gave.
+        (
+            500,
+            r#"{"detail":"An unexpected error occurred during summarization with Gemini: 500: Gemini returned an empty summary."}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            500,
+            r#"{"detail":"Gemini returned an error: quota for the summary service is exhausted"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+    ]);
+}

@@ -448,11 +448,15 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
                     words[i - 2],
                     "response" | "completion" | "answer" | "output" | "content"
                 ))
-            // "Notion returned empty content.": what came back had nothing in it.
+            // "Notion returned empty content.": what came back had nothing in it. (Or "an empty
+            // summary": "Gemini returned an empty summary.", a compliance assistant's 500.)
             || (words[i] == "empty"
-                && next == Some("content")
+                && matches!(next, Some("content" | "summary" | "response" | "answer" | "result"))
                 && i >= 1
-                && matches!(words[i - 1], "returned" | "produced" | "generated" | "sent"))
+                && (matches!(words[i - 1], "returned" | "produced" | "generated" | "sent")
+                    || (i >= 2
+                        && matches!(words[i - 1], "an" | "a")
+                        && matches!(words[i - 2], "returned" | "produced" | "generated"))))
             // "No choices in OpenAI response" (claude-code-proxy, of an upstream's completion
             // without any): the answer had nothing in it.
             // (Gemini's word for them too: "No candidates in Gemini response", llm-gateway-rs.)

@@ -84,11 +84,12 @@ pub(super) fn by_labels(said: &Said) -> Option<FailureCode> {
         }
         return Some(codes::QUOTA_EXCEEDED);
     }
-    // An error that says no more than "Invalid request" or "Bad request" (Hyprnote's 500 as plain
-    // text; many 400s): the request's fault, whatever the status.
+    // An error that says no more than "Invalid request", "Bad request" or "Not supported"
+    // (Hyprnote's 500 as plain text; marimo's 501; many 400s): the request's fault, whatever the
+    // status. A bare "Not Implemented" stays the server's.
     if matches!(
         text.trim().trim_end_matches(['.', '!']),
-        "invalid request" | "bad request"
+        "invalid request" | "bad request" | "not supported"
     ) {
         return Some(codes::INVALID_REQUEST);
     }

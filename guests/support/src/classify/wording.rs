@@ -298,6 +298,13 @@ pub(super) const CONTENT_WORDING: &[&str] = &[
     "阻止生成",
 ];
 pub(super) const AUTH_WORDING: &[&str] = &[
+    // Credentials that could not be set up or found ("Error setting up AWS credentials",
+    // marimo's 400; botocore's "Unable to locate credentials").
+    "setting up aws credentials",
+    "setting up credentials",
+    "unable to locate credentials",
+    "failed to load credentials",
+    "could not load credentials",
     // A site's password ("Password Incorrect", RisuAI's node server).
     "password incorrect",
     "incorrect password",
