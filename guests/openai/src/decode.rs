@@ -204,17 +204,28 @@ fn data_stream_error(text: &str) -> Option<String> {
 }
 
 /// Whether an app's answer carries a safety (or moderation) verdict that refused it: a
-/// `safety`/`moderation` object with a value "refusal", "refused", "blocked" or "flagged".
+/// `safety`/`moderation` object with a value "refusal", "refused", "blocked" or "flagged", or a
+/// flag of the answer's own set true.
 fn marked_refused(v: &Value) -> bool {
-    ["safety", "moderation"].iter().any(|k| {
-        v.get(*k).and_then(Value::as_object).is_some_and(|verdict| {
-            verdict.values().filter_map(Value::as_str).any(|said| {
-                ["refusal", "refused", "blocked", "flagged"]
-                    .iter()
-                    .any(|w| said.eq_ignore_ascii_case(w))
+    // A flag of its own (code-tutor-ai's `{"answer": "I can only help with programming ...",
+    // "isRefusal": true}`): `isRefusal`, `is_refused`, `blocked` set true.
+    let flagged = v.as_object().is_some_and(|o| {
+        o.iter().any(|(k, flag)| {
+            let key = k.to_ascii_lowercase().replace('_', "");
+            let key = key.strip_prefix("is").unwrap_or(&key);
+            flag.as_bool() == Some(true) && matches!(key, "refusal" | "refused" | "blocked")
+        })
+    });
+    flagged
+        || ["safety", "moderation"].iter().any(|k| {
+            v.get(*k).and_then(Value::as_object).is_some_and(|verdict| {
+                verdict.values().filter_map(Value::as_str).any(|said| {
+                    ["refusal", "refused", "blocked", "flagged"]
+                        .iter()
+                        .any(|w| said.eq_ignore_ascii_case(w))
+                })
             })
         })
-    })
 }
 
 /// A platform's success envelope (`code` that says success) whose `data` holds a reply under a
@@ -668,8 +679,11 @@ impl Decoder {
                     None,
                 );
             }
+            // (Or `finishReason`, in a Java server's camelCase: LangChat's `"finishReason":
+            // "LENGTH"`, whose values `finish_for` reads in any letter case.)
             if let Some(reason) = choice
                 .get("finish_reason")
+                .or_else(|| choice.get("finishReason"))
                 .and_then(Value::as_str)
                 .filter(|r| !r.is_empty())
             {
@@ -715,7 +729,11 @@ impl Decoder {
                     None,
                 );
             }
-            if let Some(reason) = choice.finish_reason.filter(|r| !r.as_str().is_empty()) {
+            if let Some(reason) = choice
+                .finish_reason
+                .or(choice.finish_reason_camel)
+                .filter(|r| !r.as_str().is_empty())
+            {
                 let finish = self.finish_for(Some(reason.as_str()));
                 if finish.kind == FinishKind::Error {
                     return self.on_error_finish(finish, out);

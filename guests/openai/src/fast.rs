@@ -28,6 +28,8 @@ pub(crate) struct Choice<'a> {
     pub delta: Option<Delta<'a>>,
     message: Option<Skipped>,
     pub finish_reason: Option<Str<'a>>,
+    /// `finishReason`, a Java server's camelCase (LangChat).
+    pub finish_reason_camel: Option<Str<'a>>,
 }
 
 #[derive(Default)]
@@ -67,6 +69,7 @@ dsh_guest_support::read_by_key!(Choice, "a choice", {
     "delta" => delta,
     "message" => message,
     "finish_reason" => finish_reason,
+    "finishReason" => finish_reason_camel,
 });
 dsh_guest_support::read_by_key!(Delta, "a delta", {
     "content" => content,

@@ -3465,3 +3465,94 @@ fn credentials_not_set_up_a_bare_not_supported_and_an_empty_summary() {
         ),
     ]);
 }
+
+#[test]
+fn an_unknown_request_part_a_context_window_under_a_429_and_guards_not_judging() {
+    assert_codes(&[
+        // A part of the request named and unknown; an error of unknown kind is not one.
+        (
+            500,
+            r#"{"error": "System.InvalidOperationException: Unknown role: tool"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            500,
+            r#"{"error": "Unknown parameter 'seed'"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            500,
+            r#"{"error": "Unknown provider: claude"}"#,
+            "INVALID_REQUEST",
+        ),
+        // A provider of the server's own setup, not found, stays the server's.
+        (
+            500,
+            r#"{"error":{"message":"provider openai not found","type":"api_error"}}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            500,
+            r#"{"error": "Unknown tool error in agent"}"#,
+            "SERVER_ERROR",
+        ),
+        // The model's context named as the limit broken, under a 429; a throughput budget of
+        // tokens under a 429 stays a rate.
+        (
+            429,
+            r#"{"error": {"message": "Requested tokens (4608) exceed context window of 4096"}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error": {"message": "Requested 4608 tokens exceed the limit of 4096"}}"#,
+            "RATE_LIMITED",
+        ),
+        // A guard's service unavailable under a 5xx is the server's; a guard that blocked is a
+        // refusal.
+        (
+            502,
+            r#"{"error": "content moderation is temporarily unavailable"}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            502,
+            r#"{"error": "content moderation unavailable: prompt flagged"}"#,
+            "CONTENT_FILTER",
+        ),
+        // A key refused for a guard's own service is the key's; a guardrail's refusal stays one.
+        (
+            401,
+            r#"{"error": "The provided Invariant API key is not valid for guardrail checking."}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"error": "Request blocked by guardrail: prompt injection"}"#,
+            "CONTENT_FILTER",
+        ),
+        // A budget of any unit spent, and the window it is counted over.
+        (
+            429,
+            r#"{"error":{"scope":"consumer","type":"dollar_budget_exceeded","window":"day"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error":{"type":"token_budget_exceeded","window":"minute"}}"#,
+            "RATE_LIMITED",
+        ),
+        // A task done with no result.
+        (
+            500,
+            r#"{"detail": "Task marked completed but has no result."}"#,
+            "EMPTY_RESPONSE",
+        ),
+        // A request to shorten the question.
+        (
+            500,
+            r#"{"detail": "Response was truncated. Please try a shorter question."}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+    ]);
+}

@@ -1379,3 +1379,61 @@ fn a_guard_plugins_verdict_and_a_blocked_tool_result_over_json_rpc_are_refusals(
     let body = serde_json::json!({"jsonrpc": "2.0", "id": 3, "result": {"content": [{"type": "text", "text": "3 repositories found"}]}});
     assert_read_in_no_shape(&body.to_string());
 }
+
+#[test]
+fn a_systems_limit_notice_a_camel_case_finish_and_a_refusal_flag_are_read() {
+    // An app's notice of its own limit, addressed to the caller, as the whole answer.
+    let notice = |said: &str| {
+        let chunk = serde_json::json!({"choices": [{"finish_reason": null, "delta": {"role": "assistant", "content": said}}]});
+        decoded(&sse(&[&chunk.to_string()]))
+    };
+    for (said, want) in [
+        (
+            "The number of characters in your message exceeds the system maximum of 1024",
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            "Your message sending frequency exceeds the frequency specified by the system. Please try again later.",
+            "RATE_LIMITED",
+        ),
+        (
+            "The number of conversations you have exceeds the system maximum of 100",
+            "QUOTA_EXCEEDED",
+        ),
+    ] {
+        assert_eq!(failure_code(&notice(said)), want, "{said}");
+    }
+    // A model's answer about a system's limits, not addressed to the caller, is an answer.
+    let answer = notice("The load exceeds the system maximum of 100 kW in most grids.");
+    assert_eq!(finish_of(&answer).kind, FinishKind::Stop);
+    // `finishReason` in upper case, as a Java server writes it: read as `finish_reason`, on the
+    // typed path (no usage) and the `Value` path (with usage).
+    let camel = |reason: &str, usage: bool| {
+        let usage = if usage {
+            r#","usage":{"promptTokens":37,"completionTokens":0}"#
+        } else {
+            ""
+        };
+        decoded(&sse(&[&format!(
+            r#"{{"id":null,"choices":[{{"delta":null,"finishReason":"{reason}"}}]{usage}}}"#
+        )]))
+    };
+    for usage in [false, true] {
+        assert_eq!(
+            finish_of(&camel("CONTENT_FILTER", usage)).kind,
+            FinishKind::ContentFilter
+        );
+        assert_eq!(finish_of(&camel("LENGTH", usage)).kind, FinishKind::Length);
+    }
+    // An app's own flag that it refused: a content filter with its words; false is no refusal.
+    let ok = |body: &str| failure_code(&common::decode_200(body, "application/json"));
+    assert_eq!(
+        ok(r#"{"answer":"I can only help with programming topics.","isRefusal":true}"#),
+        "CONTENT_FILTER"
+    );
+    assert_eq!(
+        ok(r#"{"reply":"Not this one.","is_blocked":true}"#),
+        "CONTENT_FILTER"
+    );
+    assert_read_in_no_shape(r#"{"answer":"Use a for loop.","isRefusal":false}"#);
+}

@@ -97,11 +97,18 @@ impl AnswerHead {
             return failure_named_by_words(report, classify);
         }
         // A limit notice addressed to the caller, and nothing else ("You have exceeded your token
-        // limit for this model", Bionic GPT's chunk): a status sentence, no model's answer.
+        // limit for this model", Bionic GPT's chunk): a status sentence, no model's answer. Or
+        // one that names the system's limit the caller went over ("The number of characters in
+        // your message exceeds the system maximum of 1024", BotSharp's replies): an app speaking
+        // of its own rules, not a model answering.
         let lower = said.to_ascii_lowercase();
+        let words = crate::meaning::words(&lower);
         let notice = ["you have exceeded", "you've exceeded", "you exceeded"]
             .iter()
-            .any(|lead| lower.starts_with(lead));
+            .any(|lead| lower.starts_with(lead))
+            || (words.iter().any(|w| matches!(*w, "you" | "your"))
+                && words.iter().any(|w| w.starts_with("exceed"))
+                && words.contains(&"system"));
         (notice && said.chars().count() <= STATUS_SENTENCE_CHARS)
             .then(|| failure_named_by_words(said, classify))
             .flatten()

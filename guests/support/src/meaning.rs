@@ -87,7 +87,7 @@ pub fn spend_window_resetting_soon(
 
 /// Whether the wording says one request is too long for the model's context.
 pub fn says_context_overflow(text: &str) -> bool {
-    let text = &without_urls(text);
+    let text = &without_links_and_key_names(text);
     if says_generation_stopped_by_length(text) {
         return true;
     }
@@ -132,6 +132,25 @@ pub fn says_context_overflow(text: &str) -> bool {
         || says_context_overflow_zh(text)
 }
 
+/// Whether the words name the model's context as a limit ("context window", "context length",
+/// "n_ctx"): a limit no throughput budget is, so a request over it is an overflow even under a
+/// 429 (see the wording step).
+pub fn names_the_models_context(text: &str) -> bool {
+    says_any(
+        text,
+        &[
+            "context length",
+            "context_length",
+            "context window",
+            "context_window",
+            "context size",
+            "maximum context",
+            "max context",
+            "n_ctx",
+        ],
+    )
+}
+
 /// The input said to exceed a count of characters ("message content exceeds 2500 characters",
 /// Zep), or the cap it broke stated ("Messages can be up to 20,000 characters.", Inbox Zero's
 /// 400): one of [`LONG_SUBJECTS`] or its content, then "exceeds" (or "can be up to", "at most")
@@ -151,19 +170,22 @@ fn says_characters_over_a_cap(text: &str) -> bool {
                     .any(|w| w == ["or", "less"] || w == ["or", "fewer"])
             });
         // ("messages can be up to": the subject four words back.)
+        let before = &words[i.saturating_sub(4)..i];
+        let characters = |w: &&str| matches!(*w, "characters" | "chars");
         capped
-            && words[i.saturating_sub(4)..i].iter().any(|w| {
+            && before.iter().any(|w| {
                 LONG_SUBJECTS.contains(w)
                     || *w == "content"
                     || *w == "text"
                     || w.starts_with("text_")
             })
-            && !words[i.saturating_sub(4)..i]
+            && !before
                 .iter()
                 .any(|w| matches!(*w, "name" | "id" | "title" | "key" | "tag"))
-            && words[i + 1..(i + 7).min(words.len())]
-                .iter()
-                .any(|w| matches!(*w, "characters" | "chars"))
+            // The count after the cap, or named before it ("The number of characters in your
+            // message exceeds the system maximum of 1024", BotSharp).
+            && (words[i + 1..(i + 7).min(words.len())].iter().any(characters)
+                || before.iter().any(characters))
     })
 }
 
@@ -294,6 +316,9 @@ fn asks_for_a_shorter_input(text: &str) -> bool {
     const SUBJECTS: &[&str] = &[
         "prompt",
         "prompts",
+        // "Please try a shorter question." (BioAgents' 500): the user's input.
+        "question",
+        "query",
         "input",
         "inputs",
         "message",
@@ -977,7 +1002,7 @@ pub fn says_quota_exhausted(text: &str) -> bool {
     if says_allowance_spent(text) {
         return true;
     }
-    let text = &without_urls(text);
+    let text = &without_links_and_key_names(text);
     // The provider saying the limit lifts within the horizon overrules every other word: Replicate
     // throttles accounts with little credit ("... while you have less than $5.0 in credit. Your rate
     // limit resets in ~5s"), and waiting those seconds is what helps.
@@ -993,7 +1018,7 @@ pub fn says_quota_exhausted(text: &str) -> bool {
 /// label can be per minute, as Vertex AI's `RESOURCE_EXHAUSTED` quotas are; one "used up" or
 /// "exhausted" is spent.
 pub fn says_allowance_spent(text: &str) -> bool {
-    let text = &without_urls(text);
+    let text = &without_links_and_key_names(text);
     let says = |patterns: &[&str]| says_any(text, patterns);
     // A limit of zero, whatever wait is stated beside it: no wait refills it.
     says_zero_limit(text)
@@ -1284,12 +1309,17 @@ fn names_a_usage_limit(text: &str) -> bool {
         // A cap on what the account may keep ("You have reached the maximum number of
         // conversations. Delete some to continue."): only deleting, never waiting, frees it.
         || says_any(text, &["delete some to continue", "delete some of them"])
-        || (says_any(text, &["maximum number of", "max number of"])
+        // (Or the number said to exceed its maximum: "The number of conversations you have
+        // exceeds the system maximum of 100", BotSharp's cap on a day's conversations. Sessions
+        // at once are a concurrency, not a count kept.)
+        || ((says_any(text, &["maximum number of", "max number of"])
+            || (says_any(text, &["number of"]) && says_any(text, &["maximum", "the limit"])))
             && says_any(
                 text,
                 &[" conversations", " chats", " sessions", " projects", " assistants", " files", " agents"],
             )
-            && says_any(text, &["reached", "exceeded"]))
+            && says_any(text, &["reached", "exceeded", "exceeds"])
+            && !says_any(text, &["concurrent", "at once", "simultaneous"]))
         // Chinese: a paid membership offered as the remedy ("电量不足，开通会员享受更多权益": not
         // enough "power", subscribe for more).
         || says_any(text, &["开通会员", "升级会员", "购买会员"])
@@ -1302,7 +1332,7 @@ fn names_a_usage_limit(text: &str) -> bool {
 /// reached your hourly usage limit"), and names neither a per-minute budget nor a wait shorter than
 /// [`QUOTA_HORIZON_MS`]. A rate-limit label does not overrule it.
 pub fn says_usage_cap(text: &str) -> bool {
-    let text = &without_urls(text);
+    let text = &without_links_and_key_names(text);
     names_a_usage_limit(text)
         && !says_any(text, SHORT_BUDGETS)
         && retry_horizon_ms(text).is_none_or(|ms| ms >= QUOTA_HORIZON_MS)
@@ -1435,7 +1465,7 @@ fn says_throughput_budget(text: &str) -> bool {
 /// (`DAILY_API_KEY`, `openai_api_key`): an upsell link ("settings/billing",
 /// "aka.ms/oai/quotaincrease") is not what the error says, nor is a budget named in a variable
 /// ("DAILY_API_KEY not configured on server" names no daily budget).
-fn without_urls(text: &str) -> String {
+fn without_links_and_key_names(text: &str) -> String {
     let key_name = |w: &str| {
         let w = w
             .trim_matches(|c: char| !c.is_alphanumeric() && c != '_')

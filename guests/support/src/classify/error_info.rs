@@ -169,6 +169,18 @@ impl ErrorInfo {
             })
             .map(|m| clip(&m, MESSAGE_CHARS));
         self.read_labels(e);
+        // The window a budget is counted over (TrustGate's `{"type": "dollar_budget_exceeded",
+        // "window": "day"}`), as words: "per day" is a quota's, "per minute" a rate's.
+        for key in ["window", "period"] {
+            if let Some(window) = e.get(key).and_then(Value::as_str).map(str::trim)
+                && !window.is_empty()
+                && window.len() <= 12
+                && window.chars().all(|c| c.is_ascii_alphabetic())
+            {
+                self.extra.push_str(" per ");
+                self.extra.push_str(window);
+            }
+        }
         // A message that is an exception's class ("PromptTooLongException", a Coze bridge's
         // error): its words too ("prompt too long exception").
         if let Some(words) = self

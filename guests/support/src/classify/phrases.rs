@@ -289,22 +289,6 @@ pub(super) fn says_per_message_limit(text: &str) -> bool {
 /// failed."): what [`meaning::says_policy_refusal`] would read as the content failing it, said
 /// without anything the content was found to be (flagged, violating, breached, blocked, unsafe).
 pub(super) fn says_guard_check_broke(text: &str) -> bool {
-    const VERDICTS: &[&str] = &[
-        "flagged",
-        "violation",
-        "violates",
-        "violated",
-        "breached",
-        "breach",
-        "blocked",
-        "unsafe",
-        "harmful",
-        "detected",
-        "categories",
-        "category",
-        "pass",
-        "passed",
-    ];
     let words = meaning::words(text);
     let check = (1..words.len()).any(|i| {
         matches!(words[i], "check" | "inspection" | "scan" | "screening")
@@ -317,7 +301,44 @@ pub(super) fn says_guard_check_broke(text: &str) -> bool {
     });
     check
         && words.iter().any(|w| matches!(*w, "failed" | "error"))
-        && !words.iter().any(|w| VERDICTS.contains(w))
+        && !words.iter().any(|w| GUARD_VERDICTS.contains(w))
+}
+
+/// Words that say what a guard found the content to be: with any of them, the content failed
+/// the check, whatever else is said of the check.
+const GUARD_VERDICTS: &[&str] = &[
+    "flagged",
+    "violation",
+    "violates",
+    "violated",
+    "breached",
+    "breach",
+    "blocked",
+    "unsafe",
+    "harmful",
+    "detected",
+    "categories",
+    "category",
+    "pass",
+    "passed",
+];
+
+/// A guard's service said to be unavailable ("content moderation is temporarily unavailable",
+/// "guardrail service not available"): the check could not run, as [`says_guard_check_broke`]
+/// says of one that failed, with no verdict beside it.
+pub(super) fn says_guard_unavailable(text: &str) -> bool {
+    let words = meaning::words(text);
+    (1..words.len()).any(|i| {
+        let unavailable =
+            words[i] == "unavailable" || (words[i] == "available" && words[i - 1] == "not");
+        unavailable
+            && words[i.saturating_sub(5)..i].iter().any(|w| {
+                matches!(
+                    *w,
+                    "guard" | "guardrail" | "guardrails" | "moderation" | "safety" | "filter"
+                )
+            })
+    }) && !words.iter().any(|w| GUARD_VERDICTS.contains(w))
 }
 
 /// The upstream's answer said to be broken: a response, or its stream or content type, invalid,
@@ -403,6 +424,12 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
                 && words[i + 1..(i + 4).min(words.len())]
                     .iter()
                     .any(|w| ANSWER.contains(w)))
+            // "Task marked completed but has no result." (Ai2 ScholarQA): the answer that came.
+            || (matches!(words[i], "has" | "have")
+                && next == Some("no")
+                && words.get(i + 2).is_some_and(|w| {
+                    matches!(*w, "result" | "response" | "answer" | "completion")
+                }))
             // "returned no content", "produced no assistant message" (gptme), "generated no text".
             || (matches!(words[i], "returned" | "produced" | "generated")
                 && next == Some("no")
@@ -857,6 +884,47 @@ pub(super) fn says_named_thing_not_found(text: &str) -> bool {
                     "provider" | "backend" | "service" | "server" | "endpoint" | "route" | "key"
                 )
             })
+    })
+}
+
+/// A part of the request named and not known ("Unknown role: tool", LlamaSharpApiServer's 500;
+/// "Unknown provider: claude", code-tutor-ai's 500; "Unknown parameter 'seed'"): what the request
+/// sent, whatever the status, as "Unknown model: ..." is. The name must follow ("unknown role:
+/// ...", "unknown parameter 'seed'") or end the words: an "unknown tool error" is an error of
+/// unknown kind. A provider named and not found in the server's setup ("provider openai not
+/// found") is the server's (see [`says_named_thing_not_found`]).
+pub(super) fn says_unknown_request_part(text: &str) -> bool {
+    const PARTS: &[&str] = &[
+        "role",
+        "provider",
+        "parameter",
+        "param",
+        "field",
+        "argument",
+        "option",
+        "tool",
+        "function",
+        "format",
+        "mode",
+        "voice",
+        "language",
+        "style",
+        "preset",
+        "template",
+    ];
+    text.match_indices("unknown ").any(|(at, lead)| {
+        let rest = &text[at + lead.len()..];
+        PARTS.iter().any(|part| {
+            rest.strip_prefix(part).is_some_and(|after| {
+                // (Plural too: "unknown parameters: seed, foo".)
+                let after = after.strip_prefix('s').unwrap_or(after);
+                after.is_empty()
+                    || after.starts_with(':')
+                    || after.starts_with(" '")
+                    || after.starts_with(" \"")
+                    || after.starts_with(" name")
+            })
+        })
     })
 }
 

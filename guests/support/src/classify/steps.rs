@@ -70,6 +70,9 @@ pub(super) fn by_labels(said: &Said) -> Option<FailureCode> {
         QUOTA_LABELS.contains(&l)
             // Money or a quota said to be short: "insufficient_user_quota", "group_balance_not_enough".
             // ... or spent: "quota_exhausted", "credits_depleted".
+            // A budget of any unit spent (TrustGate's `dollar_budget_exceeded`), as LiteLLM's
+            // `budget_exceeded` is.
+            || l.ends_with("_budget_exceeded")
             || (["quota", "balance", "credit"].iter().any(|m| l.contains(m))
                 && ["insufficient", "not_enough", "exhausted", "depleted", "used_up"]
                     .iter()
@@ -202,7 +205,9 @@ pub(super) fn by_server_side_words(said: &Said) -> Option<FailureCode> {
     // inspection failed." under a 502): the check did not run, the server's failure. Under a 4xx, or
     // with a verdict ("request failed content safety check: breached category [hate]"), the
     // content failed it (below).
-    if said.server_status && says_guard_check_broke(text) {
+    // So is a guard's service said to be unavailable ("content moderation is temporarily
+    // unavailable", TrustGate's 502): no check ran.
+    if said.server_status && (says_guard_check_broke(text) || says_guard_unavailable(text)) {
         return Some(codes::SERVER_ERROR);
     }
     // Envoy's answer when it got no response from the upstream ("upstream connect error or
@@ -408,6 +413,16 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     ]) {
         return Some(codes::AUTH);
     }
+    // A credential refused for a guard's own service ("The provided Invariant API key is not
+    // valid for guardrail checking", Invariant's gateway under a 401): the key was judged, not
+    // the content, whatever service it was for.
+    if says_credential_invalid(text)
+        && !says(CONTENT_WORDING)
+        && !says_sensitive(text)
+        && !meaning::says_policy_refusal(text)
+    {
+        return Some(codes::AUTH);
+    }
     // A guardrail (Portkey's, Bedrock's, NeMo's) is a policy check on what goes in or comes out;
     // so is a prompt guard that words its refusal by what it judged (`meaning::says_policy_refusal`).
     if says(CONTENT_WORDING)
@@ -443,7 +458,10 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     }
     // A model the server does not offer ("Model gpt-4-turbo-preview is not supported"), whatever
     // the status (OpenCode Zen answers it with a 401).
-    if says_model_not_offered(text) || says_model_disabled(text) || says_named_thing_not_found(text)
+    if says_model_not_offered(text)
+        || says_model_disabled(text)
+        || says_named_thing_not_found(text)
+        || says_unknown_request_part(text)
     {
         return Some(codes::INVALID_REQUEST);
     }
@@ -592,8 +610,11 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     if rate_wording || says_already_in_progress_zh(text) {
         return Some(codes::RATE_LIMITED);
     }
-    // A 429 is about throughput ("Too many tokens, please wait"), never one request's length.
-    if status != Some(429)
+    // A 429 is about throughput ("Too many tokens, please wait"), never one request's length,
+    // unless the words name the model's context as the limit the request broke ("Requested
+    // tokens (4608) exceed context window of 4096", llama.cpp's words relayed by CodeGate under
+    // a 429): no throughput budget is a context window.
+    if (status != Some(429) || meaning::names_the_models_context(text))
         && (meaning::says_context_overflow(text) || meaning::says_length_figures_over_max(text))
     {
         return Some(codes::CONTEXT_WINDOW_EXCEEDED);

@@ -478,6 +478,14 @@ pub(super) const RATE_WORDING: &[&str] = &[
     // "Many concurrent requests, ... Please retry." (Atoma), "maximum concurrent requests".
     "concurrent requests",
     "concurrency limit",
+    // Requests or messages sent too often ("Your message sending frequency exceeds the frequency
+    // specified by the system. Please try again later.", BotSharp; "requests too frequent").
+    "too frequent",
+    "sending frequency",
+    "request frequency",
+    "requests frequency",
+    "message frequency",
+    "call frequency",
     // Chinese: "requests too frequent", "rate limit", "throttled".
     "请求过于频繁",
     "请求频率",
