@@ -17,7 +17,7 @@ use crate::sse::SseEvent;
 use crate::text::{QUOTE_CHARS, excerpt, html_title, looks_like_html, words_of_a_code};
 use crate::tools::ToolIndexer;
 use crate::types::{
-    Chunk, Finish, FinishKind, LlmFailure, ResponseHead, ToolCallDelta, Usage, codes,
+    Chunk, FailureCode, Finish, FinishKind, LlmFailure, ResponseHead, ToolCallDelta, Usage, codes,
 };
 use dsh_guest_support::answer::{self, AnswerHead, UnreadWords, declared_empty};
 use dsh_guest_support::body::BodyInput;
@@ -226,6 +226,21 @@ fn marked_refused(v: &Value) -> bool {
                 })
             })
         })
+}
+
+/// Keeps the strings of `v` in `unread`, except those of the chat messages inside it (objects
+/// with a `role`), which are answers.
+fn note_words_outside_messages(unread: &mut UnreadWords, v: &Value) {
+    match v {
+        Value::Object(o) if o.contains_key("role") => {}
+        Value::Object(o) => o
+            .values()
+            .for_each(|item| note_words_outside_messages(unread, item)),
+        Value::Array(items) => items
+            .iter()
+            .for_each(|item| note_words_outside_messages(unread, item)),
+        other => unread.note_json(other),
+    }
 }
 
 /// A platform's success envelope (`code` that says success) whose `data` holds a reply under a
@@ -935,7 +950,7 @@ impl Decoder {
         // A result in another API's shape whose `finish_reason` says why nothing came
         // (Fooocus-API's `[{"base64": null, ..., "finish_reason": "QUEUE_IS_FULL"}]`): its
         // words, read as an error's, when they name a meaning.
-        values
+        let by_finish_reason = values
             .iter()
             .flat_map(|v| {
                 v.as_array()
@@ -943,7 +958,23 @@ impl Decoder {
             })
             .filter_map(|v| v.get("finish_reason").and_then(Value::as_str))
             .map(|r| words_of_a_code(r).unwrap_or_else(|| r.to_ascii_lowercase()))
-            .find_map(|reason| failure_named_by_words(&reason, |v| classify_in_band(v, &self.head)))
+            .find_map(|reason| {
+                failure_named_by_words(&reason, |v| classify_in_band(v, &self.head))
+            });
+        // Last, the words anywhere inside, read as a stream's events that no shape fits are
+        // (`UnreadWords`): a chat bot's reply in its platform's message shape (DingTalk's
+        // `{"msgtype": "markdown", "markdown": {"text": ...}}`, Matrix's `{"msgtype": "m.notice",
+        // "body": ...}`), a bot's `{"code": 2, "detail": "Too many requests, please retry
+        // later"}`. The body is no completion either way; a meaning its words name says more
+        // than "unparseable", and a long text (past `ERROR_REPORT_CHARS`) is read as none. A chat
+        // message inside (an object with a `role`) is an answer, whatever it says: not read.
+        by_finish_reason.or_else(|| {
+            let mut unread = UnreadWords::default();
+            values
+                .iter()
+                .for_each(|v| note_words_outside_messages(&mut unread, v));
+            unread.failure(|v| classify_in_band(v, &self.head))
+        })
     }
 
     /// The failure the first of `sentences` that is a status sentence (at most
@@ -1177,36 +1208,35 @@ impl Decoder {
                 || r.contains(" error")
                 || r.starts_with("error") =>
             {
-                return Finish {
-                    kind: FinishKind::Error,
-                    reason: Some(raw.to_string()),
-                    failure: Some(LlmFailure {
-                        request_id: header_request_id(&self.head),
-                        ..LlmFailure::new(
-                            codes::SERVER_ERROR,
-                            format!(
-                                "the provider ended the stream with finish_reason {raw:?} and no error details"
-                            ),
-                        )
-                    }),
-                };
+                return self.failed_finish(
+                    FinishKind::Error,
+                    raw,
+                    codes::SERVER_ERROR,
+                    format!("the provider ended the stream with finish_reason {raw:?} and no error details"),
+                );
+            }
+            // DeepSeek's "the request is interrupted due to insufficient resource of the inference
+            // system" (its API's finish reasons): the answer cut short for want of capacity, an
+            // overload to retry, never the normal end of what came before it.
+            "insufficient_system_resource" => {
+                return self.failed_finish(
+                    FinishKind::Error,
+                    raw,
+                    codes::OVERLOADED,
+                    format!(
+                        "the provider ended the stream with finish_reason {raw:?}: its inference system ran out of resources"
+                    ),
+                );
             }
             // The WIT's `aborted`: the provider itself reports the request as cancelled. That is a
             // provider failure for the waterfall (retryable), never ABORTED, which is the caller's.
             "abort" | "aborted" | "cancelled" | "canceled" => {
-                return Finish {
-                    kind: FinishKind::Aborted,
-                    reason: Some(raw.to_string()),
-                    failure: Some(LlmFailure {
-                        request_id: header_request_id(&self.head),
-                        ..LlmFailure::new(
-                            codes::SERVER_ERROR,
-                            format!(
-                                "the provider reports the request as cancelled on its side (finish_reason {raw:?})"
-                            ),
-                        )
-                    }),
-                };
+                return self.failed_finish(
+                    FinishKind::Aborted,
+                    raw,
+                    codes::SERVER_ERROR,
+                    format!("the provider reports the request as cancelled on its side (finish_reason {raw:?})"),
+                );
             }
             // Some servers (older Ollama) say `stop` after tool calls; the calls are what matter.
             _ if self.saw_tool_call => FinishKind::ToolCalls,
@@ -1217,6 +1247,24 @@ impl Decoder {
             kind,
             reason: reason.map(str::to_string),
             failure: None,
+        }
+    }
+
+    /// A finish of `kind` that failed with `code`, as the finish reason `raw` says.
+    fn failed_finish(
+        &self,
+        kind: FinishKind,
+        raw: &str,
+        code: FailureCode,
+        message: String,
+    ) -> Finish {
+        Finish {
+            kind,
+            reason: Some(raw.to_string()),
+            failure: Some(LlmFailure {
+                request_id: header_request_id(&self.head),
+                ..LlmFailure::new(code, message)
+            }),
         }
     }
 

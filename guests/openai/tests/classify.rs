@@ -3556,3 +3556,134 @@ fn an_unknown_request_part_a_context_window_under_a_429_and_guards_not_judging()
         ),
     ]);
 }
+
+#[test]
+fn guards_that_rejected_answers_that_never_came_models_not_offered_and_servers_not_set_up() {
+    assert_codes(&[
+        // Rejected by a guard; rejected for a rate is no refusal.
+        (
+            500,
+            r#"{"error": "Sorry, your message has been rejected by moderation."}"#,
+            "CONTENT_FILTER",
+        ),
+        // Nothing received, or extracted; nothing received in time is a time-out.
+        (
+            500,
+            r#"{"error": "No content received (res is null)."}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            500,
+            r#"{"error": "OCR completed but no text was extracted"}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            500,
+            r#"{"error": "The AI provider returned an empty final response. Please retry."}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            500,
+            r#"{"error": "No response received from server: timeout of 30000ms exceeded"}"#,
+            "TIMEOUT",
+        ),
+        // A model not available is not offered; not available for now is capacity, and not
+        // available to the caller's plan or role is the account's.
+        (
+            500,
+            r#"{"error": "The model 'gpt-4.5-preview' is not available."}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            503,
+            r#"{"error": "The model 'x' is not available at the moment."}"#,
+            "OVERLOADED",
+        ),
+        (
+            403,
+            r#"{"detail": "Model 'deepseek-v3' is not available for your role"}"#,
+            "AUTH",
+        ),
+        // The input "this long".
+        (
+            400,
+            r#"{"error": "Cannot run completion on text this long"}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        // DeepSeek's resources, as an app relays them.
+        (
+            500,
+            r#"{"error": "The provider reported insufficient system resources. Please retry."}"#,
+            "OVERLOADED",
+        ),
+        // The server's own parts missing, or not initialized by its configuration: broken, not
+        // busy and not the request's.
+        (
+            503,
+            r#"{"error": "Chat processing service is currently unavailable (core components missing)."}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            400,
+            r#"{"error": "AI SDK not initialized. Check plugin configuration."}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            400,
+            r#"{"error": "Server not initialized"}"#,
+            "INVALID_REQUEST",
+        ),
+        // The request's 408 reason phrase, under any status.
+        (400, r#"{"error": "Request timeout"}"#, "TIMEOUT"),
+        // "Invalid" and a name: the request's, unless the name is a credential or an account.
+        (
+            500,
+            r#"{"error": "Invalid task prompt"}"#,
+            "INVALID_REQUEST",
+        ),
+        (500, r#"{"error": "Invalid API key"}"#, "AUTH"),
+        (403, r#"{"error": "Invalid user account"}"#, "AUTH"),
+        // A failure to process, with a retry asked for, is the server's.
+        (
+            400,
+            r#"{"error": "Error processing request, Please try again later."}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            400,
+            r#"{"error": "Failed to process request: messages must be an array"}"#,
+            "INVALID_REQUEST",
+        ),
+        // An id the request lacks, said to be required.
+        (
+            500,
+            r#"{"error": "Instruction ID is required for \"plugin-ai\" to work, please check your configuration, or try again"}"#,
+            "INVALID_REQUEST",
+        ),
+        // The caller at "the limit" with no retry offered is a cap; with one, a rate.
+        (
+            500,
+            r#"{"error": "You have reached the limit (check the Insights Tab > Limits > Users)."}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error": "You have reached the limit, please try again later!"}"#,
+            "RATE_LIMITED",
+        ),
+    ]);
+}
+
+#[test]
+fn chinese_bots_daily_caps_overload_and_approval() {
+    for (said, want) in [
+        ("您今日请求次数已达上限，请明天再来", "QUOTA_EXCEEDED"),
+        ("🤯 机器人负载过多，请稍后再试", "OVERLOADED"),
+        (
+            "抱歉，该群组未被认证通过，无法使用机器人对话功能。如需继续使用，请联系管理员申请访问权限。",
+            "AUTH",
+        ),
+    ] {
+        assert_eq!(in_band_code(InBand::ErrorString, said), want, "{said}");
+    }
+}

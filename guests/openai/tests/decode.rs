@@ -1437,3 +1437,38 @@ fn a_systems_limit_notice_a_camel_case_finish_and_a_refusal_flag_are_read() {
     );
     assert_read_in_no_shape(r#"{"answer":"Use a for loop.","isRefusal":false}"#);
 }
+
+#[test]
+fn a_chat_platforms_message_and_deepseeks_resource_finish_are_failures() {
+    let ok = |body: &str| failure_code(&common::decode_200(body, "application/json"));
+    // The words anywhere inside a body in no shape: a DingTalk markdown message, a Matrix
+    // event, a bot's code and detail.
+    assert_eq!(
+        ok(
+            r#"{"msgtype":"markdown","markdown":{"title":"Markdown Msg","text":"**抱歉，您提问的问题中包含敏感词汇**"}}"#
+        ),
+        "CONTENT_FILTER"
+    );
+    assert_eq!(
+        ok(
+            r#"{"msgtype": "m.notice", "body": "Error: The `static/openai` agent returned an empty response."}"#
+        ),
+        "EMPTY_RESPONSE"
+    );
+    assert_eq!(
+        ok(r#"{"code":2,"detail":"Too many requests, please retry later"}"#),
+        "RATE_LIMITED"
+    );
+    // A body in no shape whose words name nothing is still unreadable.
+    assert_read_in_no_shape(
+        r#"{"msgtype": "m.text", "body": "Here is the summary you asked for."}"#,
+    );
+    // DeepSeek's finish for want of resources ends the answer as an overload, even after text.
+    let body = sse(&[
+        r#"{"choices":[{"index":0,"delta":{"content":"Part of an"},"finish_reason":null}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"content":" answer"},"finish_reason":"insufficient_system_resource"}]}"#,
+    ]);
+    let finish = finish_of(&decoded(&body));
+    assert_eq!(finish.kind, FinishKind::Error);
+    assert_eq!(finish.failure.expect("a failure").code, codes::OVERLOADED);
+}

@@ -111,6 +111,8 @@ pub fn says_context_overflow(text: &str) -> bool {
         || (says(LENGTH_LIMITS) && says(EXCESS))
         // The input itself too long, or the request to shorten it.
         || (says(&["too long", "too big", "too large"]) && says(LONG_SUBJECTS))
+        // "Cannot run completion on text this long" (Wagtail AI): the input, this long.
+        || says_any(text, &["text this long", "input this long", "prompt this long", "message this long"])
         // "Your files have too much content for this model".
         || says(&["too much content", "too much text", "too much input"])
         // The prompt's tokens said to be limited ("The number of prompt tokens for free accounts
@@ -521,8 +523,10 @@ pub fn says_policy_refusal(text: &str) -> bool {
             && i > 0
             && ["allow", "allowed", "deny", "denied", "block", "blocked"].contains(&words[i - 1])
     };
+    // ("Sorry, your message has been rejected by moderation.", AI Engine: rejected or flagged by
+    // a guard too.)
     let blocked_by_guard = |i: usize| {
-        words[i] == "blocked"
+        matches!(words[i], "blocked" | "rejected" | "flagged" | "refused")
             && words.get(i + 1) == Some(&"by")
             && words[i + 2..(i + 6).min(words.len())]
                 .iter()
@@ -1306,6 +1310,18 @@ fn says_plan_lacks(text: &str) -> bool {
 /// ("探索版使用量已达到上限").
 fn names_a_usage_limit(text: &str) -> bool {
     says_any(text, USAGE_LIMITS)
+        // The caller at "the limit", of no kind and with no wait offered ("You have reached the
+        // limit (check the Insights Tab > Limits > Users).", AI Engine's per-user cap): a usage
+        // cap. With a retry offered ("... please try again later!") it is a rate.
+        || (says_any(
+            text,
+            &[
+                "you have reached the limit",
+                "you have reached your limit",
+                "you've reached the limit",
+                "you've reached your limit",
+            ],
+        ) && !says_any(text, &["try again", "retry", "later", "wait"]))
         // A cap on what the account may keep ("You have reached the maximum number of
         // conversations. Delete some to continue."): only deleting, never waiting, frees it.
         || says_any(text, &["delete some to continue", "delete some of them"])
@@ -1323,6 +1339,11 @@ fn names_a_usage_limit(text: &str) -> bool {
         // Chinese: a paid membership offered as the remedy ("电量不足，开通会员享受更多权益": not
         // enough "power", subscribe for more).
         || says_any(text, &["开通会员", "升级会员", "购买会员"])
+        // A day's count at its cap ("您今日请求次数已达上限，请明天再来": today's requests at the cap,
+        // come back tomorrow).
+        || (says_any(text, &["今日", "今天", "当日", "每日", "每天"])
+            && says_any(text, &["上限", "已达", "用完", "用尽"]))
+        || says_any(text, &["明天再来", "明日再来"])
         // (使用次数: the count of uses, "该功能使用次数已达上限".)
         || (says_any(text, &["使用量", "用量", "额度", "使用次数"])
             && says_any(text, &["上限", "用完", "用尽"]))
@@ -1630,7 +1651,13 @@ const OVERLOAD_WORDING: &[&str] = &[
     "排队中",
     "访问量过大",
     "负载过高",
+    // "机器人负载过多，请稍后再试" (the robot's load too much, try later: a chat bot).
+    "负载过多",
     "过载",
+    // DeepSeek's "insufficient system resource" (its finish reason
+    // `insufficient_system_resource`), as an app relays it: the inference system out of room.
+    "insufficient system resource",
+    "insufficient_system_resource",
 ];
 
 /// Limits only a request's length can break.

@@ -341,6 +341,24 @@ pub(super) fn says_guard_unavailable(text: &str) -> bool {
     }) && !words.iter().any(|w| GUARD_VERDICTS.contains(w))
 }
 
+/// The server's own parts said to be missing or not installed ("Chat processing service is
+/// currently unavailable (core components missing).", AI Power for WordPress under a 503): the
+/// server is broken, not busy, whatever the status says.
+pub(super) fn says_server_parts_missing(text: &str) -> bool {
+    let words = meaning::words(text);
+    (0..words.len()).any(|i| {
+        matches!(
+            words[i],
+            "components" | "component" | "dependencies" | "dependency" | "modules" | "libraries"
+        ) && meaning::around(&words, i, 2)
+            .iter()
+            .any(|w| matches!(*w, "missing" | "installed"))
+            && !words[i.saturating_sub(3)..i]
+                .iter()
+                .any(|w| matches!(*w, "request" | "body" | "message" | "your"))
+    })
+}
+
 /// The upstream's answer said to be broken: a response, or its stream or content type, invalid,
 /// malformed or unexpected ("Stream response Content-Type invalid: text/html; charset=utf-8",
 /// "invalid response from upstream"). The request's `response_format` is one word and not this.
@@ -424,6 +442,25 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
                 && words[i + 1..(i + 4).min(words.len())]
                     .iter()
                     .any(|w| ANSWER.contains(w)))
+            // "No content received", "no text was extracted" (an OCR server's model read
+            // nothing), "No response messages choices were returned": nothing came back. Nothing
+            // received in time ("No response received from server: timeout of 30000ms exceeded")
+            // is a time-out.
+            || (words[i] == "no"
+                && !words.iter().any(|w| matches!(*w, "timeout" | "timed" | "within"))
+                && next.is_some_and(|w| ANSWER.contains(&w))
+                && words[i + 2..(i + 6).min(words.len())].iter().any(|w| {
+                    matches!(
+                        *w,
+                        "received" | "extracted" | "returned" | "generated" | "produced"
+                    )
+                }))
+            // "returned an empty final response" (AI Power): one word between.
+            || (words[i] == "empty"
+                && words.get(i + 2).is_some_and(|w| {
+                    matches!(*w, "response" | "answer" | "completion" | "output" | "result")
+                })
+                && next.is_some_and(|w| matches!(w, "final" | "model" | "whole" | "streamed")))
             // "Task marked completed but has no result." (Ai2 ScholarQA): the answer that came.
             || (matches!(words[i], "has" | "have")
                 && next == Some("no")
@@ -587,6 +624,29 @@ pub(super) fn says_parameter_missing(text: &str) -> bool {
             && words[i + 1..(i + 3).min(words.len())]
                 .iter()
                 .any(|n| PARAMETER.contains(n))
+    })
+}
+
+/// An id, a parameter or a field said to be required ("Instruction ID is required for
+/// "plugin-ai" to work", "parameter 'model' is required"): the request lacks it. A credential
+/// required is the credential's (asked first).
+pub(super) fn says_id_or_parameter_required(text: &str) -> bool {
+    let words = meaning::words(text);
+    (1..words.len()).any(|i| {
+        words[i] == "required"
+            && matches!(words[i - 1], "is" | "are")
+            && words[i.saturating_sub(4)..i - 1].iter().any(|w| {
+                matches!(
+                    *w,
+                    "id" | "ids"
+                        | "parameter"
+                        | "parameters"
+                        | "param"
+                        | "field"
+                        | "fields"
+                        | "argument"
+                )
+            })
     })
 }
 
@@ -808,9 +868,37 @@ pub(super) fn says_model_not_offered(text: &str) -> bool {
         "not yet supported",
         "not found",
         "does not exist",
+        // "The model 'gpt-4.5-preview' is not available." (AI Engine's 500, and many 400s in
+        // tuning). Not for now ("temporarily", "currently"): that is capacity; nor to the caller
+        // ("... for your role", "... in the current token plan"): that is the account's rights.
+        "is not available",
     ];
+    let for_now = meaning::says_any(
+        text,
+        &[
+            "temporarily",
+            "currently",
+            "right now",
+            "at the moment",
+            "at this time",
+        ],
+    );
+    let to_the_caller = meaning::says_any(
+        text,
+        &[
+            "for your",
+            "in your",
+            "plan",
+            "subscription",
+            "tier",
+            "account",
+        ],
+    );
     NOT_OFFERED.iter().any(|phrase| {
         text.match_indices(phrase).any(|(at, _)| {
+            if *phrase == "is not available" && (for_now || to_the_caller) {
+                return false;
+            }
             let before = &text[..at];
             let from = before.char_indices().rev().nth(63).map_or(0, |(i, _)| i);
             // (A deployment is the model's name where Azure-style servers serve it: "deployment

@@ -96,6 +96,54 @@ pub(super) fn by_labels(said: &Said) -> Option<FailureCode> {
     ) {
         return Some(codes::INVALID_REQUEST);
     }
+    // "Invalid" and a name of one or two words, and no more ("Invalid task prompt" under
+    // OmniParse's 500): the request's, as "Invalid request" is. A credential or an account
+    // named so is the credential's (read with the wording), an answer or a state the server's.
+    // (Under a status only: in band, "invalid" and a word say too little to be an error.)
+    if said.status.is_some()
+        && let Some(named) = text
+            .trim()
+            .trim_end_matches(['.', '!'])
+            .strip_prefix("invalid ")
+        && (1..=2).contains(&named.split(' ').count())
+        && !names_a_credential(named)
+        && !meaning::words(named).iter().any(|w| {
+            matches!(
+                *w,
+                "key"
+                    | "password"
+                    | "signature"
+                    | "response"
+                    | "reply"
+                    | "answer"
+                    | "output"
+                    | "state"
+                    | "upstream"
+                    | "server"
+                    | "configuration"
+                    | "config"
+                    // Who asks is the credential's ("Invalid user account", Julep's 403).
+                    | "account"
+                    | "user"
+                    | "session"
+                    | "login"
+                    | "license"
+                    | "subscription"
+                    | "organization"
+                    | "project"
+            )
+        })
+    {
+        return Some(codes::INVALID_REQUEST);
+    }
+    // HTTP 408's reason phrase and no more ("Request timeout" under VScan's 400): the request ran
+    // out of time, whatever status it came under.
+    if matches!(
+        text.trim().trim_end_matches(['.', '!']),
+        "request timeout" | "request timed out"
+    ) {
+        return Some(codes::TIMEOUT);
+    }
     // A label that names the server's own store failing (whisperX's `DATABASE_OPERATION_ERROR`
     // beside "A temporary system error occurred. Please try again later." under a 503): the
     // server's failure, not its capacity.
@@ -200,6 +248,15 @@ pub(super) fn by_server_side_words(said: &Said) -> Option<FailureCode> {
     // is the run's, not the server's.
     if says_run_cap_reached(text) {
         return Some(codes::QUOTA_EXCEEDED);
+    }
+    // The server's own parts missing: broken, not busy (see `says_server_parts_missing`); or its
+    // component not initialized, with its configuration named ("AI SDK not initialized. Check
+    // plugin configuration." under a 400, as tuning's "Registry not initialized" is a server's).
+    if says_server_parts_missing(text)
+        || (says(&["not initialized", "not initialised"])
+            && says(&["configuration", "config", "configured"]))
+    {
+        return Some(codes::SERVER_ERROR);
     }
     // A guard's inspection that failed, under a 5xx and with no verdict ("Guardrails content
     // inspection failed." under a 502): the check did not run, the server's failure. Under a 4xx, or
@@ -484,12 +541,21 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
         "are not implemented",
         // "WebSocket endpoint not implemented in basic Flask example" (Vanna's 501).
         "endpoint not implemented",
+        // "This agent does not contain configuration for text-generation, so it cannot be used
+        // for that." (baibot): what the request asked for is not what this serves.
+        "cannot be used for",
+        "can't be used for",
+        "can not be used for",
     ]) {
         return Some(codes::INVALID_REQUEST);
     }
     // A choice the request must make ("user has access to multiple subscriptions, must specify
     // subscription using X-MaaS-Subscription header", under a 403): the request's fault.
-    if says(&["must specify", "must be specified"]) && !says_no_credential(text) {
+    // (Or a name the request lacks said to be required: "Instruction ID is required for
+    // "plugin-ai" to work", Payload's AI plugin under a 500.)
+    if (says(&["must specify", "must be specified"]) || says_id_or_parameter_required(text))
+        && !says_no_credential(text)
+    {
         return Some(codes::INVALID_REQUEST);
     }
     // What the request must carry, missing or empty ("The messages in the chat request are
@@ -609,6 +675,17 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     }
     if rate_wording || says_already_in_progress_zh(text) {
         return Some(codes::RATE_LIMITED);
+    }
+    // The server's failure to process, with a retry asked for ("Error processing request,
+    // Please try again later." under Wagtail AI's 400): nothing said against the request, and the
+    // same request is to be sent again.
+    if says(&[
+        "error processing",
+        "error while processing",
+        "failed to process",
+    ]) && says(&["try again later", "please retry", "please try again"])
+    {
+        return Some(codes::SERVER_ERROR);
     }
     // A 429 is about throughput ("Too many tokens, please wait"), never one request's length,
     // unless the words name the model's context as the limit the request broke ("Requested

@@ -418,6 +418,12 @@ pub(super) const AUTH_WORDING: &[&str] = &[
     "please login again",
     "鉴权失败",
     "认证失败",
+    // Not authenticated or approved ("该群组未被认证通过，无法使用机器人对话功能", the group not
+    // approved), and the remedy of access rights to apply for (申请访问权限).
+    "未被认证",
+    "未通过认证",
+    "认证未通过",
+    "访问权限",
     "身份验证失败",
     "api key 无效",
     "apikey 无效",
