@@ -35,7 +35,7 @@ use crate::text::{QUOTE_CHARS, excerpt, html_title, looks_like_html};
 use crate::types::{
     Chunk, Finish, FinishKind, LlmFailure, ResponseHead, ToolCallDelta, Usage, codes,
 };
-use dsh_guest_support::answer::{self, AnswerHead, declared_empty};
+use dsh_guest_support::answer::{self, AnswerHead, UnreadWords, declared_empty};
 use dsh_guest_support::body::BodyInput;
 use dsh_guest_support::classify::failure_named_by_words;
 
@@ -437,7 +437,15 @@ impl Decoder {
         }
         let content = value.get("content").and_then(Value::as_array);
         let Some(content) = content.filter(|_| kind == "message" || kind.is_empty()) else {
-            return self.emit_error(self.unparseable(&text), out);
+            // A JSON body in no shape of Anthropic's (a relay's or a chat bot's own envelope,
+            // `{"code": 2, "detail": "Too many requests, please retry later"}`): the words
+            // inside, read as the OpenAI adapter reads a foreign body's last, else unparseable.
+            let mut unread = UnreadWords::default();
+            unread.note_json_outside_messages(&value);
+            let failure = unread
+                .failure(|v| classify_in_band(v, &self.head))
+                .unwrap_or_else(|| self.unparseable(&text));
+            return self.emit_error(failure, out);
         };
         // A message whose `stop_reason` names an error ("Proxy error (HTTP 429 Too Many
         // Requests)", khanon's oai-reverse-proxy answering its errors as messages): its text is

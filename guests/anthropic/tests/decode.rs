@@ -576,3 +576,24 @@ fn a_short_answer_that_is_an_error_report_is_that_error_and_a_declared_empty_bod
         "EMPTY_RESPONSE"
     );
 }
+
+#[test]
+fn a_json_body_in_no_anthropic_shape_is_read_by_its_words() {
+    // A bot's own envelope under a 200: the words inside name the failure.
+    let body = r#"{"code":2,"detail":"Too many requests, please retry later"}"#;
+    let failure = finish_of(&common::decode_200(body, "application/json"))
+        .failure
+        .expect("a failure");
+    assert_eq!(failure.code.as_str(), "RATE_LIMITED");
+    // A chat message inside is an answer, never read; with nothing else, still unparseable.
+    let body = r#"{"messages":[{"role":"assistant","content":"Rate limit exceeded"}]}"#;
+    let failure = finish_of(&common::decode_200(body, "application/json"))
+        .failure
+        .expect("a failure");
+    assert_eq!(failure.code.as_str(), "SERVER_ERROR");
+    assert!(
+        failure.message.contains("unparseable"),
+        "{}",
+        failure.message
+    );
+}

@@ -228,21 +228,6 @@ fn marked_refused(v: &Value) -> bool {
         })
 }
 
-/// Keeps the strings of `v` in `unread`, except those of the chat messages inside it (objects
-/// with a `role`), which are answers.
-fn note_words_outside_messages(unread: &mut UnreadWords, v: &Value) {
-    match v {
-        Value::Object(o) if o.contains_key("role") => {}
-        Value::Object(o) => o
-            .values()
-            .for_each(|item| note_words_outside_messages(unread, item)),
-        Value::Array(items) => items
-            .iter()
-            .for_each(|item| note_words_outside_messages(unread, item)),
-        other => unread.note_json(other),
-    }
-}
-
 /// A platform's success envelope (`code` that says success) whose `data` holds a reply under a
 /// reply's key (`message`, `reply`, `content`, `answer`, `text`) and every such reply is empty.
 fn empty_reply_in_a_success_envelope(v: &Value) -> bool {
@@ -972,7 +957,7 @@ impl Decoder {
             let mut unread = UnreadWords::default();
             values
                 .iter()
-                .for_each(|v| note_words_outside_messages(&mut unread, v));
+                .for_each(|v| unread.note_json_outside_messages(v));
             unread.failure(|v| classify_in_band(v, &self.head))
         })
     }

@@ -3687,3 +3687,126 @@ fn chinese_bots_daily_caps_overload_and_approval() {
         assert_eq!(in_band_code(InBand::ErrorString, said), want, "{said}");
     }
 }
+
+#[test]
+fn deeper_envelopes_german_wordings_and_ai_not_configured() {
+    assert_codes(&[
+        // A JSON-RPC error's data says what happened; its generic "Server Error" gives way.
+        (
+            200,
+            r#"{"jsonrpc": "2.0", "id": 3, "error": {"code": 200, "message": "Odoo Server Error", "data": {"name": "odoo.exceptions.UserError", "message": "Sorry, your prompt is too long. Try to say it in fewer words."}}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            200,
+            r#"{"jsonrpc": "2.0", "id": 3, "error": {"code": 200, "message": "Odoo Server Error", "data": {"message": "You have reached the maximum number of requests for this service. Try again later."}}}"#,
+            "RATE_LIMITED",
+        ),
+        // Frappe's messages inside a JSON string, under its 417 for every thrown error.
+        (
+            417,
+            r#"{"exc_type":"ValidationError","_server_messages":"[\"{\\\"message\\\": \\\"AI request timed out after 30s. Try again or increase timeout.\\\", \\\"title\\\": \\\"Message\\\"}\"]"}"#,
+            "TIMEOUT",
+        ),
+        (
+            417,
+            r#"{"exc_type":"ValidationError","_server_messages":"[\"{\\\"message\\\": \\\"Monthly AI budget of $100.0 exceeded\\\"}\"]"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // A message for people beside a one-word code.
+        (
+            400,
+            r#"{"error":"task_failed_or_canceled","task_status":4,"userFacingErrorMessage":"OpenAI API error: Invalid API key or invalid Basic Authentication."}"#,
+            "AUTH",
+        ),
+        // An AI integration not configured: with a key named the credential, without one a
+        // setting of the request's.
+        (
+            200,
+            r#"{"error": "model provider or apikey not configure!"}"#,
+            "AUTH",
+        ),
+        (
+            200,
+            r#"{"error": "AI provider is not configured."}"#,
+            "INVALID_REQUEST",
+        ),
+        // German.
+        (
+            502,
+            r#"{"error": "KI-Anbieter: Rate-Limit erreicht — bitte spaeter erneut versuchen."}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            502,
+            r#"{"error": "KI-Anbieter: API-Key ungueltig."}"#,
+            "AUTH",
+        ),
+        (
+            502,
+            r#"{"error": "KI-Anbieter: Anfrage ungueltig."}"#,
+            "INVALID_REQUEST",
+        ),
+        (200, r#"{"error": "Kein API-Key gesetzt."}"#, "AUTH"),
+        (
+            422,
+            r#"{"error": "Der KI-Anbieter hat keinen Entwurf geliefert."}"#,
+            "EMPTY_RESPONSE",
+        ),
+        // Every upstream "rate-limited or no capacity" stays overload.
+        (
+            503,
+            r#"{"error": "All candidate models unavailable (rate-limited or no capacity)"}"#,
+            "OVERLOADED",
+        ),
+        // Nothing returned beside a stated time-out is the time-out.
+        (
+            500,
+            r#"{"error": "API returned no response. Timeout while reading headers (60.004s)"}"#,
+            "TIMEOUT",
+        ),
+        // A key rejected; a feature not enabled for the caller; a backend not available.
+        (
+            200,
+            r#"{"error": "The AI endpoint rejected the API key."}"#,
+            "AUTH",
+        ),
+        (
+            200,
+            r#"{"error": "Sorry, the AI chat has not been enabled for you."}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"error": "AI backend is currently not available. Contact your system administrator."}"#,
+            "SERVER_ERROR",
+        ),
+        // Not yet implemented; content too long; no model found for a name; a model not listed.
+        (
+            501,
+            r#"{"detail": "Batch analysis not yet implemented - coming in Week 4"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            422,
+            r#"{"error": "Content is too long for study tools."}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            500,
+            r#"{"error": "No ChatModel found for Foo"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            200,
+            r#"{"error": "model not in available list"}"#,
+            "INVALID_REQUEST",
+        ),
+        // An upstream's answer in a broken format is the server's.
+        (
+            500,
+            r#"{"error": "Invalid API response format"}"#,
+            "SERVER_ERROR",
+        ),
+    ]);
+}

@@ -189,6 +189,21 @@ impl UnreadWords {
         }
     }
 
+    /// Keeps the strings inside a JSON body in no shape the decoder reads, except those of the
+    /// chat messages inside it (objects with a `role`), which are answers whatever they say.
+    pub fn note_json_outside_messages(&mut self, v: &Value) {
+        match v {
+            Value::Object(o) if o.contains_key("role") => {}
+            Value::Object(o) => o
+                .values()
+                .for_each(|item| self.note_json_outside_messages(item)),
+            Value::Array(items) => items
+                .iter()
+                .for_each(|item| self.note_json_outside_messages(item)),
+            other => self.note_json(other),
+        }
+    }
+
     /// The failure the unread words name, if they are short enough to be a report (at most
     /// [`ERROR_REPORT_CHARS`]) and name one (see [`failure_named_by_words`]). For a decoder to
     /// ask only when the stream gave nothing else: an answer it read is the answer.

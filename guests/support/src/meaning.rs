@@ -111,6 +111,8 @@ pub fn says_context_overflow(text: &str) -> bool {
         || (says(LENGTH_LIMITS) && says(EXCESS))
         // The input itself too long, or the request to shorten it.
         || (says(&["too long", "too big", "too large"]) && says(LONG_SUBJECTS))
+        // "Content is too long for study tools." (Canvas LMS's 422): what was sent, too long.
+        || says_any(text, &["content is too long", "content too long", "contents are too long"])
         // "Cannot run completion on text this long" (Wagtail AI): the input, this long.
         || says_any(text, &["text this long", "input this long", "prompt this long", "message this long"])
         // "Your files have too much content for this model".

@@ -73,8 +73,17 @@ impl ErrorInfo {
                         // Rebuff's): its message says the rest, which may outrank the code.
                         // (NestJS-style `messages`, a list: Twenty's `{"statusCode": 503, "error":
                         // "Error", "messages": ["No AI models are available. ..."]}`.)
+                        // (And a message for people: Nextcloud Assistant's `{"error":
+                        // "task_failed_or_canceled", "userFacingErrorMessage": "OpenAI API error:
+                        // Invalid API key ..."}`.)
                         let beside: &[&str] = if class_name || one_word {
-                            &["detail", "message", "messages"]
+                            &[
+                                "detail",
+                                "message",
+                                "messages",
+                                "userFacingErrorMessage",
+                                "user_message",
+                            ]
                         } else {
                             &["detail"]
                         };
@@ -96,6 +105,17 @@ impl ErrorInfo {
                     }
                     // vLLM's `{"object": "error", "message": ...}`, FastAPI's `{"detail": ...}`.
                     _ => info.read_fields(o),
+                }
+                // Frappe's (and so ERPNext's) `{"exc_type": "ValidationError", "_server_messages":
+                // "[\"{\\\"message\\\": \\\"...\\\"}\"]"}`: a JSON string of a list of JSON
+                // strings, each a message object; the first message is the error's.
+                if info.message.is_none()
+                    && let Some(said) = o
+                        .get("_server_messages")
+                        .and_then(Value::as_str)
+                        .and_then(frappe_first_message)
+                {
+                    info.message = non_empty(&said).map(|m| clip(&m, MESSAGE_CHARS));
                 }
                 // Qdrant's `{"status": {"error": "Service internal error: ..."}}`: the error's words
                 // one level down, under `status`.
@@ -236,6 +256,9 @@ impl ErrorInfo {
         for key in ["code", "status", "status_code"] {
             if let Some(n) = e.get(key).and_then(Value::as_u64)
                 && (100..=599).contains(&n)
+                // A 2xx in an error is no status of the error's (Odoo's JSON-RPC `"code": 200` on
+                // every error it raises).
+                && !(200..300).contains(&n)
                 && self.status.is_none()
             {
                 self.status = Some(n as u16);
@@ -257,10 +280,40 @@ impl ErrorInfo {
         // A message for people beside the one for programs (EPAM AI DIAL: "Hit token rate limit.
         // Minute limit: ..." and "You've exceeded your daily token limit"): both are the provider's
         // words, and the second often says which budget ran out.
-        for key in ["display_message", "user_message"] {
+        // (Nextcloud Assistant: `{"error": "task_failed_or_canceled", "userFacingErrorMessage":
+        // "OpenAI API error: Invalid API key ..."}`.)
+        for key in [
+            "display_message",
+            "user_message",
+            "userMessage",
+            "displayMessage",
+            "userFacingErrorMessage",
+        ] {
             if let Some(text) = e.get(key).and_then(Value::as_str) {
                 self.extra.push(' ');
                 self.extra.push_str(text);
+            }
+        }
+        // A JSON-RPC error's `data` (Odoo's `{"code": 200, "message": "Odoo Server Error", "data":
+        // {"name": "odoo.exceptions.UserError", "message": "Sorry, your prompt is too long. ..."}}`):
+        // the generic message names the kind, the data's says what happened.
+        if let Some(said) = e.get("data").and_then(|d| match d {
+            Value::Object(data) => data.get("message").and_then(Value::as_str),
+            Value::String(said) => Some(said.as_str()),
+            _ => None,
+        }) && self.message.as_deref() != Some(said.trim())
+        {
+            // A message that only names the kind ("Odoo Server Error") gives way to the data's:
+            // its "server error" is every error's, not this one's.
+            let generic = self.message.as_deref().is_some_and(|m| {
+                let m = m.trim().to_ascii_lowercase();
+                m.split_whitespace().count() <= 3 && m.ends_with("error")
+            });
+            if generic {
+                self.message = non_empty(said).map(|m| clip(&m, MESSAGE_CHARS));
+            } else {
+                self.extra.push(' ');
+                self.extra.push_str(&clip(said, MESSAGE_CHARS));
             }
         }
         // Azure's content filter: `innererror.code: ResponsibleAIPolicyViolation`.
@@ -402,6 +455,18 @@ impl ErrorInfo {
         );
         meaning::spend_window_resetting_soon(code, status, &haystack, retry_after_ms)
     }
+}
+
+/// The first message of Frappe's `_server_messages`: a JSON list of JSON strings, each an object
+/// with a `message` (or a plain string).
+fn frappe_first_message(list: &str) -> Option<String> {
+    let items: Vec<Value> = serde_json::from_str(list).ok()?;
+    items.iter().filter_map(Value::as_str).find_map(|item| {
+        match serde_json::from_str::<Value>(item) {
+            Ok(Value::Object(o)) => o.get("message").and_then(Value::as_str).map(str::to_string),
+            _ => non_empty(item),
+        }
+    })
 }
 
 /// The value under `key`, else under the same key in another letter case: AWS's services write

@@ -366,8 +366,11 @@ pub(super) fn says_upstream_answer_broken(text: &str) -> bool {
     const BROKEN: &[&str] = &["invalid", "malformed", "unexpected", "unparseable"];
     let words = meaning::words(text);
     (0..words.len()).any(|i| {
+        // ("Invalid API response format", osTicket's AI plugin: one word between.)
         words[i] == "response"
-            && (i >= 1 && BROKEN.contains(&words[i - 1])
+            && (words[i.saturating_sub(2)..i]
+                .iter()
+                .any(|w| BROKEN.contains(w))
                 || words[i + 1..(i + 4).min(words.len())]
                     .iter()
                     .any(|w| BROKEN.contains(w)))
@@ -393,6 +396,14 @@ pub(super) fn says_no_backends_found(text: &str) -> bool {
 /// from model."). A request's part said to be empty is [`says_request_part_empty`]; "no output
 /// file" or "no output format" names a setting.
 pub(super) fn says_answer_empty(text: &str) -> bool {
+    // Nothing came in time ("API returned no response. Timeout while reading headers"): a
+    // time-out, which the words say beside it.
+    if meaning::words(text)
+        .iter()
+        .any(|w| matches!(*w, "timeout" | "timed"))
+    {
+        return false;
+    }
     // ("Re-OCR returned no result", paperless-gpt: the vision model's answer.)
     const ANSWER: &[&str] = &[
         "content",
@@ -412,6 +423,12 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
         "未生成任何",
         "没有生成任何",
         "响应为空",
+        // German: no draft or answer delivered, an empty answer ("Der KI-Anbieter hat keinen
+        // Entwurf geliefert", FreeScout's AI Assist).
+        "keinen entwurf",
+        "keine antwort",
+        "leere antwort",
+        "kein ergebnis",
         "返回为空",
         "回复为空",
         "响应内容为空",
@@ -650,6 +667,32 @@ pub(super) fn says_id_or_parameter_required(text: &str) -> bool {
     })
 }
 
+/// An AI integration said not to be configured: a provider, a client, a model, "AI" itself or
+/// its key, then "not configured" (or Blinko's "not configure!"), within four words ("AI provider
+/// is not configured.", "embedding model not configured", "model provider or apikey not
+/// configure!").
+pub(super) fn says_ai_not_configured(text: &str) -> bool {
+    let words = meaning::words(text);
+    (1..words.len()).any(|i| {
+        matches!(words[i], "configured" | "configure")
+            && words[i - 1] == "not"
+            && words[i.saturating_sub(5)..i - 1].iter().any(|w| {
+                matches!(
+                    *w,
+                    "ai" | "llm" | "provider" | "client" | "model" | "apikey" | "key" | "openai"
+                )
+            })
+    })
+}
+
+/// Whether the words name a key or another credential ("API Key", "apikey", "token").
+pub(super) fn names_a_key(text: &str) -> bool {
+    let words = meaning::words(text);
+    words
+        .iter()
+        .any(|w| CREDENTIALS.contains(w) || matches!(*w, "key" | "keys"))
+}
+
 /// A status named INTERNAL (gRPC's and absl's name for a server-side failure, as servers built on
 /// them report it: "MP status - INTERNAL: CalculatorGraph::Run() failed", "StatusCode.INTERNAL").
 pub(super) fn says_status_internal(text: &str) -> bool {
@@ -682,7 +725,16 @@ pub(super) fn credential_words(text: &str) -> String {
 /// configured or provided beside it ("No valid model provider credentials found", "No API key set
 /// for provider: openai").
 pub(super) fn says_no_credential(text: &str) -> bool {
-    const THERE: &[&str] = &["valid", "found", "set", "configured", "provided"];
+    // (German too: "Kein API-Key gesetzt", no API key set.)
+    const THERE: &[&str] = &[
+        "valid",
+        "found",
+        "set",
+        "configured",
+        "provided",
+        "gesetzt",
+        "gefunden",
+    ];
     let text = credential_words(text);
     let words = meaning::words(&text);
     // (A key named by its variable counts: "No OPENAI_API_KEY set", Supabase.)
@@ -691,7 +743,9 @@ pub(super) fn says_no_credential(text: &str) -> bool {
     // (A bare key too, said to be absent: "No key found for openai", Tiledesk.)
     words.iter().enumerate().any(|(i, w)| {
         (credential(w) || matches!(*w, "key" | "keys"))
-            && words[i.saturating_sub(4)..i].contains(&"no")
+            && words[i.saturating_sub(4)..i]
+                .iter()
+                .any(|n| matches!(*n, "no" | "kein" | "keine"))
             && meaning::around(&words, i, 4)
                 .iter()
                 .any(|n| THERE.contains(n))
@@ -720,6 +774,9 @@ pub(super) fn says_no_credential(text: &str) -> bool {
 pub(super) fn says_credential_invalid(text: &str) -> bool {
     const WRONG: &[&str] = &[
         "invalid",
+        // German ("API-Key ungueltig").
+        "ungültig",
+        "ungueltig",
         "expired",
         "revoked",
         "incorrect",
@@ -854,6 +911,32 @@ pub(super) fn says_model_not_offered(text: &str) -> bool {
     // A Python server's model table without the model: a `KeyError` raised on the line that looks
     // it up (`models[model_name]`), as its traceback shows.
     if text.contains("keyerror:") && (text.contains("models[") || text.contains("[model_name]")) {
+        return true;
+    }
+    // No model found for a name ("No ChatModel found for Foo", DokuWiki's AI chat; "no model
+    // found for 'gpt-5'").
+    let words = meaning::words(text);
+    if (0..words.len()).any(|i| {
+        words[i] == "no"
+            && words[i + 1..(i + 3).min(words.len())]
+                .iter()
+                .any(|w| w.ends_with("model"))
+            && words[i + 2..(i + 4).min(words.len())]
+                .windows(2)
+                .any(|w| w == ["found", "for"])
+    }) {
+        return true;
+    }
+    // A model not among those the server lists ("model not in available list", SiYuan).
+    if text.contains("model")
+        && [
+            "not in available list",
+            "not in the available",
+            "not in the list of available",
+        ]
+        .iter()
+        .any(|p| text.contains(p))
+    {
         return true;
     }
     // In Chinese: the model does not exist ("模型已经不存在啦，请切换模型进行回复": switch models).

@@ -440,6 +440,18 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     if matches!(status, Some(401..=403)) && says_key_limit_exceeded(text) {
         return Some(codes::QUOTA_EXCEEDED);
     }
+    // An AI integration not configured by the server's operator ("AI provider is not
+    // configured.", Zammad; "API client not configured. Please check plugin settings (API Key,
+    // Model, API URL)", osTicket's plugin): with a key named, the credential missing; without
+    // one, a setting the request needs, as tuning's marimo cases ("AI is not configured. Configure
+    // them in the settings dialog.") judge it.
+    if says_ai_not_configured(text) {
+        return Some(if names_a_key(text) {
+            codes::AUTH
+        } else {
+            codes::INVALID_REQUEST
+        });
+    }
     // No credential set at all ("No API key set for provider: openai. Please add a provider key
     // in your settings or add credits ..."): nothing was billed or refused for money, whatever
     // other remedy the message offers.
@@ -538,6 +550,9 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
         // "Non-streamed chat completions is not implemented": what the request asked for is not
         // done here. A bare "Not Implemented" restates a 501.
         "is not implemented",
+        // "Function calling is not yet implemented for stream mode."; "Batch analysis not yet
+        // implemented" (AI_SOC's 501).
+        "not yet implemented",
         "are not implemented",
         // "WebSocket endpoint not implemented in basic Flask example" (Vanna's 501).
         "endpoint not implemented",
@@ -706,7 +721,9 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     // APITimeoutError: Request timed out." and "Line 0 execution timeout for exceeding 600
     // seconds", PromptFlow's `UserError`s): a server that answers every failure with a 400 says
     // nothing by it. A timeout the request set wrong is a parameter's fault.
-    let bare_400_timed_out = status == Some(400)
+    // (Frappe answers every error it throws with a 417, as such a server does with a 400: "AI
+    // request timed out after 30s" under Oly AI's 417.)
+    let bare_400_timed_out = matches!(status, Some(400 | 417))
         && (meaning::says_too_slow(text)
             || says(&[
                 "execution timeout",

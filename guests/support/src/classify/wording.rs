@@ -62,6 +62,11 @@ pub(super) const WAITED_OUT: &[&str] = &["timed out waiting for", "timeout waiti
 /// The request could not be read or did not validate.
 pub(super) const INPUT_REJECTED_WORDING: &[&str] = &[
     "validation error",
+    // German: the request invalid ("Anfrage ungueltig", FreeScout's AI Assist).
+    "anfrage ungültig",
+    "anfrage ungueltig",
+    "ungültige anfrage",
+    "ungueltige anfrage",
     // A value outside the ones allowed, listed ("Language sv not supported. Must be one of ('en',
     // ...)", Auralis's 500), or the request's parameters said to be wrong ("Invalid request
     // parameters", coze-discord-proxy's 500).
@@ -112,6 +117,11 @@ pub(super) const SERVICE_FAILURE_WORDING: &[&str] = &[
     // A server not set up to serve ("Service is not available" from llama-cpp-python when no model
     // is set up), not one too busy, which says "unavailable" or "overloaded".
     "service is not available",
+    // "AI backend is currently not available. Contact your system administrator." (Nextcloud
+    // Assistant under a 400): the server's backend not there, for its administrator to fix.
+    "backend is not available",
+    "backend is currently not available",
+    "backend not available",
     // The same said as not ready ("Service Not Ready" under a 503): a service not up yet or not
     // set up, not one with too much to do.
     "service not ready",
@@ -426,6 +436,16 @@ pub(super) const AUTH_WORDING: &[&str] = &[
     "访问权限",
     "身份验证失败",
     "api key 无效",
+    // A key refused by the upstream, said so ("The AI endpoint rejected the API key.").
+    "rejected the api key",
+    "rejected your api key",
+    "rejected the key",
+    "api key was rejected",
+    "key was rejected",
+    // A feature not turned on for this caller ("Sorry, the AI chat has not been enabled for
+    // you.", DokuWiki's AI chat).
+    "not been enabled for you",
+    "not enabled for you",
     "apikey 无效",
 ];
 /// An account or project without the right to what it asked for: "Project ... is not allowed to
@@ -465,6 +485,12 @@ pub(super) const RATE_WORDING: &[&str] = &[
     "rate limit",
     "rate_limit",
     "ratelimit",
+    // ("Rate-Limit erreicht", FreeScout's AI Assist in German: reached. "rate-limited" beside
+    // "no capacity" is every upstream out, read as overload.)
+    "rate-limit erreicht",
+    // "You have reached the maximum number of requests for this service. Try again later."
+    // (Odoo): a count of requests at its cap, a rate unless a day or a plan is named (read first).
+    "maximum number of requests",
     "too many requests",
     "tokens per min",
     "requests per min",
