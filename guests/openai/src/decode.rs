@@ -451,7 +451,22 @@ impl Decoder {
         // (An `event: error` is one whatever its data's own `type`: AFFiNE's copilot sends
         // `"type": "INTERNAL_SERVER_ERROR"` in it; so is an event whose data names itself one,
         // as JeecgBoot's `{"event": "ERROR", "data": {"message": ..., "success": false}}`.)
+        // (A type that names an error under a namespace, Baserow's assistant's `{"type":
+        // "ai/error", "content": "The assistant has reached the maximum number of steps. ..."}`:
+        // its `content` is the error's words.)
+        let namespaced_error = kind
+            .rsplit_once('/')
+            .is_some_and(|(_, last)| last.eq_ignore_ascii_case("error"));
+        if namespaced_error && let Some(said) = v.get("content").and_then(Value::as_str) {
+            let failure = classify_in_band(
+                &serde_json::json!({ "message": said, "type": kind }),
+                &self.head,
+            );
+            self.emit_error(failure, out);
+            return;
+        }
         if kind == "error"
+            || namespaced_error
             || event_name.is_some_and(names_an_error_event)
             || v.get("event")
                 .and_then(Value::as_str)

@@ -3810,3 +3810,65 @@ fn deeper_envelopes_german_wordings_and_ai_not_configured() {
         ),
     ]);
 }
+
+#[test]
+fn things_that_went_wrong_plans_to_upgrade_a_retry_tomorrow_and_keys_to_set() {
+    assert_codes(&[
+        // Something went wrong, a model in the wrong form, an inference failed: the server's,
+        // unless a meaning is named beside them.
+        (
+            400,
+            r#"{"error":"ERROR_GENERATIVE_AI_PROMPT","detail":"Something went wrong prompting the model"}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            400,
+            r#"{"error":"ERROR_OUTPUT_PARSER","detail":"The model didn't respond with the correct output. Please try again."}"#,
+            "SERVER_ERROR",
+        ),
+        (503, r#"{"detail": "Inference failed"}"#, "SERVER_ERROR"),
+        (
+            500,
+            r#"{"error": "Something went wrong: rate limit exceeded, slow down"}"#,
+            "RATE_LIMITED",
+        ),
+        // A plan to upgrade for a limit, with no retry offered; with one, a rate.
+        (
+            429,
+            r#"{"error": "Your assistant limit has been reached. Please upgrade your plan to increase your limit."}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error": "Limit reached. Try again later or upgrade your plan."}"#,
+            "RATE_LIMITED",
+        ),
+        // A retry a day away; a storage limit; a key's variable to set.
+        (
+            503,
+            r#"{"error": "Sorry, the assistant is facing some long term capacity issues. Maybe try again tomorrow."}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            400,
+            r#"{"error": "This workspace has reached its attachment storage limit. Contact your administrator."}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            500,
+            r#"{"error": "Please set ASSISTANT_CHAT_COMPLETION_ENDPOINT OPENAI_API_KEY"}"#,
+            "AUTH",
+        ),
+        // Unavailable "right now" is capacity; an agent's run at its step cap is its allowance.
+        (
+            500,
+            r#"{"error": "Sorry, the assistant is unavailable right now. Try again in a few minutes."}"#,
+            "OVERLOADED",
+        ),
+        (
+            200,
+            r#"{"error": "The assistant has reached the maximum number of steps. You can explicitly ask to continue."}"#,
+            "QUOTA_EXCEEDED",
+        ),
+    ]);
+}

@@ -1472,3 +1472,28 @@ fn a_chat_platforms_message_and_deepseeks_resource_finish_are_failures() {
     assert_eq!(finish.kind, FinishKind::Error);
     assert_eq!(finish.failure.expect("a failure").code, codes::OVERLOADED);
 }
+
+#[test]
+fn a_namespaced_error_type_carries_its_words_in_content() {
+    // Baserow's assistant: JSON lines typed "ai/error", their `content` the error's words.
+    let body = r#"{"id": "3f1c", "content": "The assistant has reached the maximum number of steps. You can explicitly ask to continue.", "role": "ai", "type": "ai/error"}"#;
+    assert_eq!(
+        failure_code(&common::decode_200(body, "text/event-stream")),
+        "QUOTA_EXCEEDED"
+    );
+    let body = r#"{"id": "9b2e", "content": "The assistant has encountered an error. Please try again.", "role": "ai", "type": "ai/error"}"#;
+    assert_eq!(
+        failure_code(&common::decode_200(body, "text/event-stream")),
+        "SERVER_ERROR"
+    );
+    // The same shape typed as a message, whose words name nothing, is no error.
+    let body =
+        r#"{"id": "7c4d", "content": "Here are your rows.", "role": "ai", "type": "ai/message"}"#;
+    let chunks = common::decode_200(body, "text/event-stream");
+    assert!(
+        finishes(&chunks)
+            .iter()
+            .all(|f| f.kind != FinishKind::Error),
+        "{chunks:?}"
+    );
+}

@@ -1324,6 +1324,12 @@ fn names_a_usage_limit(text: &str) -> bool {
                 "you've reached your limit",
             ],
         ) && !says_any(text, &["try again", "retry", "later", "wait"]))
+        // A limit and the remedy of a bigger plan ("Your assistant limit has been reached. Please
+        // upgrade your plan to increase your limit.", Grist), with no retry offered: paying, not
+        // waiting, lifts it.
+        || (says_any(text, &["upgrade your plan", "upgrade your subscription"])
+            && text.contains("limit")
+            && !says_any(text, &["try again", "retry", "later", "wait"]))
         // A cap on what the account may keep ("You have reached the maximum number of
         // conversations. Delete some to continue."): only deleting, never waiting, frees it.
         || says_any(text, &["delete some to continue", "delete some of them"])
@@ -1610,6 +1616,8 @@ const OVERLOAD_WORDING: &[&str] = &[
     // "The AI provider is temporarily unavailable. Please try again in a few minutes.": 503's
     // meaning in words (a model "temporarily unavailable" while it scales up, too).
     "temporarily unavailable",
+    // "Sorry, the assistant is unavailable right now. Try again in a few minutes." (Grist's 500).
+    "unavailable right now",
     // Chinese: "busy" ("GLM 长时间忙碌，请稍后重试。": busy for a long time).
     "忙碌",
     // A one-worker server busy ("Already running a prediction" under Cog's 409, "LLM is running"
@@ -1860,6 +1868,9 @@ const OFFER_ENDED: &[&str] = &[
 ];
 const USAGE_LIMITS: &[&str] = &[
     "usage limit",
+    // A cap on what an account keeps ("This workspace has reached its attachment storage
+    // limit.", ToolJet).
+    "storage limit",
     "usage cap",
     // A plan's own cap ("Free plan limit reached, please upgrade to continue.", contentport; a
     // free tier's: "Execution count exceeded the free tier limit", Julep).
@@ -1912,6 +1923,10 @@ const SHORT_BUDGETS: &[&str] = &[
 /// Budgets of an hour or longer: whoever hits one waits up to its whole period, past
 /// [`QUOTA_HORIZON_MS`] (the design's "a retry horizon of an hour or more" is quota).
 const LONG_BUDGETS: &[&str] = &[
+    // A retry a day away ("Maybe try again tomorrow.", Grist's 503 for long-term capacity
+    // issues): waiting a retry's worth will not cure it.
+    "try again tomorrow",
+    "come back tomorrow",
     "per hour",
     "/ hour",
     "/hour",

@@ -133,8 +133,9 @@ pub(super) fn says_credential_pool_spent(text: &str) -> bool {
 pub(super) fn says_run_cap_reached(text: &str) -> bool {
     let words = meaning::words(text);
     (0..words.len()).any(|i| {
-        matches!(words[i], "loops" | "iterations")
-            && words[i.saturating_sub(2)..i]
+        // ("The assistant has reached the maximum number of steps.", Baserow's assistant.)
+        matches!(words[i], "loops" | "iterations" | "steps")
+            && words[i.saturating_sub(3)..i]
                 .iter()
                 .any(|w| matches!(*w, "max" | "maximum"))
             && words
@@ -672,6 +673,20 @@ pub(super) fn says_id_or_parameter_required(text: &str) -> bool {
 /// is not configured.", "embedding model not configured", "model provider or apikey not
 /// configure!").
 pub(super) fn says_ai_not_configured(text: &str) -> bool {
+    // (Or its configuration not set or not found: "AI configuration is not set" (Teable), "No
+    // AI configuration found" (Recommendarr).)
+    if meaning::says_any(
+        text,
+        &[
+            "ai configuration is not set",
+            "ai configuration not set",
+            "no ai configuration",
+            "llm configuration is not set",
+            "no llm configuration",
+        ],
+    ) {
+        return true;
+    }
     let words = meaning::words(text);
     (1..words.len()).any(|i| {
         matches!(words[i], "configured" | "configure")
@@ -737,7 +752,8 @@ pub(super) fn says_no_credential(text: &str) -> bool {
     ];
     let text = credential_words(text);
     let words = meaning::words(&text);
-    // (A key named by its variable counts: "No OPENAI_API_KEY set", Supabase.)
+    // (A key named by its variable counts: "No OPENAI_API_KEY set", Supabase. So does one asked
+    // to be set: "Please set ASSISTANT_CHAT_COMPLETION_ENDPOINT OPENAI_API_KEY", Grist.)
     let credential =
         |w: &str| CREDENTIALS.contains(&w) || w.ends_with("_api_key") || w.ends_with("_api_token");
     // (A bare key too, said to be absent: "No key found for openai", Tiledesk.)
@@ -761,7 +777,8 @@ pub(super) fn says_no_credential(text: &str) -> bool {
             && (*w != "token"
                 || i.checked_sub(1).is_some_and(|p| matches!(words[p], "bearer" | "access" | "auth")))
             && (words[i + 1..(i + 5).min(words.len())].contains(&"required")
-                || words[i.saturating_sub(6)..i].contains(&"configure"))
+                || words[i.saturating_sub(6)..i].contains(&"configure")
+                || (w.ends_with("_api_key") && words[i.saturating_sub(4)..i].contains(&"set")))
     })
     || words.iter().enumerate().any(|(i, w)| {
         matches!(*w, "key" | "keys") && words[i.saturating_sub(6)..i].contains(&"configure")

@@ -774,6 +774,20 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     if says(&["failed to respond"]) && !meaning::says_overloaded(text) {
         return Some(codes::SERVER_ERROR);
     }
+    // Something that went wrong, a model that answered in the wrong form, or an inference that
+    // failed, and nothing more named ("Something went wrong prompting the model" and "The model
+    // didn't respond with the correct output. Please try again." under Baserow's 400s;
+    // "Inference failed" under GitLab's AI Gateway's 503): the server's side failed, not its
+    // capacity. Last, so that any meaning named beside it decides ("Inference failed: ...
+    // request requires 128082 total tokens").
+    if says(&[
+        "something went wrong",
+        "inference failed",
+        "didn't respond with the correct",
+        "did not respond with the correct",
+    ]) {
+        return Some(codes::SERVER_ERROR);
+    }
     None
 }
 
