@@ -3872,3 +3872,68 @@ fn things_that_went_wrong_plans_to_upgrade_a_retry_tomorrow_and_keys_to_set() {
         ),
     ]);
 }
+
+#[test]
+fn a_failed_requests_response_keys_by_variable_sign_ins_and_capabilities_not_enabled() {
+    assert_codes(&[
+        // A failed request's `response` is its words.
+        (
+            200,
+            r#"{"success":false,"response":"OpenAI is not enabled"}"#,
+            "AUTH",
+        ),
+        (
+            200,
+            r#"{"success":false,"response":"Image was provided, but OpenAI image services are not enabled"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            403,
+            r#"{"error": "AI features are not enabled for this user"}"#,
+            "AUTH",
+        ),
+        // A key named by its variable makes an AI not configured the credential's.
+        (
+            500,
+            r#"{"error": "AI service not configured. Please add GEMINI_API_KEY to environment variables."}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"error": "API key value cannot be empty."}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"error": "GitHub Copilot is not connected. Sign in via Mito AI settings (device code flow)."}"#,
+            "AUTH",
+        ),
+        // Models not listed, or none associated with a name.
+        (
+            500,
+            r#"{"error": "Model claude-x is not in the allowed model list: ['gpt-4.1']"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            500,
+            r#"{"error": "No language model is associated with 'mistralai:mistral-large-latest'."}"#,
+            "INVALID_REQUEST",
+        ),
+        // The model's answer quoted as nothing; claims judged inappropriate; a feature's count.
+        (
+            400,
+            r#"{"error":true,"msg":"Error parsing AI results. Response Text:\n\n"}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            400,
+            r#"{"error": "Generated plan contains inappropriate medical claims. Please try again."}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            403,
+            r#"{"error": "Feature limit exceeded: 3/3 used"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+    ]);
+}

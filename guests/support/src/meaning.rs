@@ -474,6 +474,8 @@ pub fn says_policy_refusal(text: &str) -> bool {
     const CONTENT: &[&str] = &[
         "content", "contents", "words", "keywords", "topic", "topics", "material", "language",
         "prompt", "input", "output",
+        // "Generated plan contains inappropriate medical claims." (NutriPlan Pro).
+        "claims",
     ];
     const PATTERNS: &[&str] = &["pattern", "patterns"];
     const GUARDS: &[&str] = &[
@@ -1872,6 +1874,8 @@ const USAGE_LIMITS: &[&str] = &[
     // limit.", ToolJet).
     "storage limit",
     "usage cap",
+    // "Feature limit exceeded: 3/3 used" (FitAI under a 403): the plan's count of a feature.
+    "feature limit",
     // A plan's own cap ("Free plan limit reached, please upgrade to continue.", contentport; a
     // free tier's: "Execution count exceeded the free tier limit", Julep).
     "plan limit",

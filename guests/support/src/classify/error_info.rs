@@ -117,6 +117,14 @@ impl ErrorInfo {
                 {
                     info.message = non_empty(&said).map(|m| clip(&m, MESSAGE_CHARS));
                 }
+                // An app's `{"success": false, "response": "OpenAI is not enabled"}` (Mealie's debug
+                // endpoint): the failed request's `response` is the error's words.
+                if info.message.is_none()
+                    && o.get("success") == Some(&Value::Bool(false))
+                    && let Some(said) = o.get("response").and_then(Value::as_str)
+                {
+                    info.message = non_empty(said).map(|m| clip(&m, MESSAGE_CHARS));
+                }
                 // Qdrant's `{"status": {"error": "Service internal error: ..."}}`: the error's words
                 // one level down, under `status`.
                 if info.message.is_none()

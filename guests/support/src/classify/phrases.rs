@@ -397,6 +397,14 @@ pub(super) fn says_no_backends_found(text: &str) -> bool {
 /// from model."). A request's part said to be empty is [`says_request_part_empty`]; "no output
 /// file" or "no output format" names a setting.
 pub(super) fn says_answer_empty(text: &str) -> bool {
+    // The model's answer quoted as nothing ("Error parsing AI results. Response Text:" and no
+    // more, Tandoor's 400): what came back was empty.
+    if ["response text:", "response:", "model output:", "ai output:"]
+        .iter()
+        .any(|end| text.trim_end().ends_with(end))
+    {
+        return true;
+    }
     // Nothing came in time ("API returned no response. Timeout while reading headers"): a
     // time-out, which the words say beside it.
     if meaning::words(text)
@@ -703,9 +711,13 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
 /// Whether the words name a key or another credential ("API Key", "apikey", "token").
 pub(super) fn names_a_key(text: &str) -> bool {
     let words = meaning::words(text);
-    words
-        .iter()
-        .any(|w| CREDENTIALS.contains(w) || matches!(*w, "key" | "keys"))
+    // (A key by its variable too: "Please add GEMINI_API_KEY to environment variables".)
+    words.iter().any(|w| {
+        CREDENTIALS.contains(w)
+            || matches!(*w, "key" | "keys")
+            || w.ends_with("_api_key")
+            || w.ends_with("_token")
+    })
 }
 
 /// A status named INTERNAL (gRPC's and absl's name for a server-side failure, as servers built on
@@ -789,6 +801,17 @@ pub(super) fn says_no_credential(text: &str) -> bool {
 }
 
 pub(super) fn says_credential_invalid(text: &str) -> bool {
+    // ("API key value cannot be empty.", Jupyter AI: a key said to be empty a few words on.)
+    if meaning::says_any(
+        &credential_words(text),
+        &[
+            "key value cannot be empty",
+            "key cannot be empty",
+            "key must not be empty",
+        ],
+    ) {
+        return true;
+    }
     const WRONG: &[&str] = &[
         "invalid",
         // German ("API-Key ungueltig").
@@ -944,12 +967,17 @@ pub(super) fn says_model_not_offered(text: &str) -> bool {
     }) {
         return true;
     }
-    // A model not among those the server lists ("model not in available list", SiYuan).
+    // A model not among those the server lists ("model not in available list", SiYuan; "Model
+    // ... is not in the allowed model list: [...]", Mito AI), or none associated with the name
+    // ("No language model is associated with 'mistralai:mistral-large-latest'.", Jupyter AI).
     if text.contains("model")
         && [
             "not in available list",
             "not in the available",
             "not in the list of available",
+            "not in the allowed model",
+            "no language model is associated",
+            "no model is associated",
         ]
         .iter()
         .any(|p| text.contains(p))
@@ -1036,8 +1064,35 @@ pub(super) fn says_not_enabled_for_caller(text: &str) -> bool {
             && words[i - 1] == "not"
             && words[i.saturating_sub(4)..i - 1]
                 .iter()
-                .any(|w| matches!(*w, "model" | "api" | "access" | "service" | "bot"))
-            && !words[i.saturating_sub(4)..i].contains(&"support")
+                // ("OpenAI is not enabled", Mealie, as "OpenAI API service is not enabled by the
+                // administrator" is.)
+                .any(|w| {
+                    matches!(
+                        *w,
+                        "model" | "api" | "access" | "service" | "bot" | "openai"
+                    )
+                })
+            && !words[i.saturating_sub(4)..i]
+                .iter()
+                .any(|w| matches!(*w, "support" | "services"))
+    })
+}
+
+/// A capability of the server's not enabled, said of no caller ("Embeding support is not
+/// enabled", LLamaWorker; "Image was provided, but OpenAI image services are not enabled",
+/// Mealie): the request asked for what this server does not do. Said for the caller ("... not
+/// enabled for this user") it is the caller's rights (see [`says_not_enabled_for_caller`]).
+pub(super) fn says_capability_not_enabled(text: &str) -> bool {
+    let words = meaning::words(text);
+    (1..words.len()).any(|i| {
+        words[i] == "enabled"
+            && words[i - 1] == "not"
+            && words[i.saturating_sub(4)..i - 1]
+                .iter()
+                .any(|w| matches!(*w, "support" | "services" | "capability"))
+            && !words[i + 1..]
+                .iter()
+                .any(|w| matches!(*w, "user" | "you" | "your" | "account"))
     })
 }
 

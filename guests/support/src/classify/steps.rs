@@ -529,6 +529,7 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     // the status (OpenCode Zen answers it with a 401).
     if says_model_not_offered(text)
         || says_model_disabled(text)
+        || says_capability_not_enabled(text)
         || says_named_thing_not_found(text)
         || says_unknown_request_part(text)
     {

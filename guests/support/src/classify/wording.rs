@@ -425,6 +425,11 @@ pub(super) const AUTH_WORDING: &[&str] = &[
     "account can't be used",
     "please re-login",
     "please log in again",
+    // A connected account to sign in to ("GitHub Copilot is not connected. Sign in via Mito AI
+    // settings").
+    "please sign in",
+    "sign in via",
+    "not signed in",
     "please login again",
     "鉴权失败",
     "认证失败",
