@@ -971,16 +971,17 @@ pub(super) fn says_model_not_offered(text: &str) -> bool {
     // ... is not in the allowed model list: [...]", Mito AI), or none associated with the name
     // ("No language model is associated with 'mistralai:mistral-large-latest'.", Jupyter AI).
     if text.contains("model")
-        && [
-            "not in available list",
-            "not in the available",
-            "not in the list of available",
-            "not in the allowed model",
-            "no language model is associated",
-            "no model is associated",
-        ]
-        .iter()
-        .any(|p| text.contains(p))
+        && meaning::says_any(
+            text,
+            &[
+                "not in available list",
+                "not in the available",
+                "not in the list of available",
+                "not in the allowed model",
+                "no language model is associated",
+                "no model is associated",
+            ],
+        )
     {
         return true;
     }
@@ -1059,23 +1060,26 @@ pub(super) fn names_a_reason_phrase(lower: &str) -> bool {
 /// ("Embedding support is not enabled") is the request's: not this.
 pub(super) fn says_not_enabled_for_caller(text: &str) -> bool {
     let words = meaning::words(text);
-    (1..words.len()).any(|i| {
-        words[i] == "enabled"
-            && words[i - 1] == "not"
-            && words[i.saturating_sub(4)..i - 1]
-                .iter()
-                // ("OpenAI is not enabled", Mealie, as "OpenAI API service is not enabled by the
-                // administrator" is.)
-                .any(|w| {
-                    matches!(
-                        *w,
-                        "model" | "api" | "access" | "service" | "bot" | "openai"
-                    )
-                })
-            && !words[i.saturating_sub(4)..i]
-                .iter()
-                .any(|w| matches!(*w, "support" | "services"))
+    said_not_enabled(&words).any(|(subject, _)| {
+        // ("OpenAI is not enabled", Mealie, as "OpenAI API service is not enabled by the
+        // administrator" is.)
+        subject.iter().any(|w| {
+            matches!(
+                *w,
+                "model" | "api" | "access" | "service" | "bot" | "openai"
+            )
+        }) && !subject.iter().any(|w| matches!(*w, "support" | "services"))
     })
+}
+
+/// Each "not enabled" in `words`: the three words before it (what is not enabled) and all the
+/// words after it (for whom).
+fn said_not_enabled<'a>(
+    words: &'a [&'a str],
+) -> impl Iterator<Item = (&'a [&'a str], &'a [&'a str])> + 'a {
+    (1..words.len())
+        .filter(|&i| words[i] == "enabled" && words[i - 1] == "not")
+        .map(|i| (&words[i.saturating_sub(4)..i - 1], &words[i + 1..]))
 }
 
 /// A capability of the server's not enabled, said of no caller ("Embeding support is not
@@ -1084,13 +1088,11 @@ pub(super) fn says_not_enabled_for_caller(text: &str) -> bool {
 /// enabled for this user") it is the caller's rights (see [`says_not_enabled_for_caller`]).
 pub(super) fn says_capability_not_enabled(text: &str) -> bool {
     let words = meaning::words(text);
-    (1..words.len()).any(|i| {
-        words[i] == "enabled"
-            && words[i - 1] == "not"
-            && words[i.saturating_sub(4)..i - 1]
-                .iter()
-                .any(|w| matches!(*w, "support" | "services" | "capability"))
-            && !words[i + 1..]
+    said_not_enabled(&words).any(|(subject, after)| {
+        subject
+            .iter()
+            .any(|w| matches!(*w, "support" | "services" | "capability"))
+            && !after
                 .iter()
                 .any(|w| matches!(*w, "user" | "you" | "your" | "account"))
     })
