@@ -440,9 +440,7 @@ impl Decoder {
             // A JSON body in no shape of Anthropic's (a relay's or a chat bot's own envelope,
             // `{"code": 2, "detail": "Too many requests, please retry later"}`): the words
             // inside, read as the OpenAI adapter reads a foreign body's last, else unparseable.
-            let mut unread = UnreadWords::default();
-            unread.note_json_outside_messages(&value);
-            let failure = unread
+            let failure = UnreadWords::of_json_outside_messages([&value])
                 .failure(|v| classify_in_band(v, &self.head))
                 .unwrap_or_else(|| self.unparseable(&text));
             return self.emit_error(failure, out);

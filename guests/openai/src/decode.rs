@@ -969,11 +969,8 @@ impl Decoder {
         // than "unparseable", and a long text (past `ERROR_REPORT_CHARS`) is read as none. A chat
         // message inside (an object with a `role`) is an answer, whatever it says: not read.
         by_finish_reason.or_else(|| {
-            let mut unread = UnreadWords::default();
-            values
-                .iter()
-                .for_each(|v| unread.note_json_outside_messages(v));
-            unread.failure(|v| classify_in_band(v, &self.head))
+            UnreadWords::of_json_outside_messages(values)
+                .failure(|v| classify_in_band(v, &self.head))
         })
     }
 

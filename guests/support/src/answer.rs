@@ -102,13 +102,16 @@ impl AnswerHead {
         // your message exceeds the system maximum of 1024", BotSharp's replies): an app speaking
         // of its own rules, not a model answering.
         let lower = said.to_ascii_lowercase();
-        let words = crate::meaning::words(&lower);
+        let names_the_systems_limit = || {
+            let words = crate::meaning::words(&lower);
+            words.iter().any(|w| matches!(*w, "you" | "your"))
+                && words.iter().any(|w| w.starts_with("exceed"))
+                && words.contains(&"system")
+        };
         let notice = ["you have exceeded", "you've exceeded", "you exceeded"]
             .iter()
             .any(|lead| lower.starts_with(lead))
-            || (words.iter().any(|w| matches!(*w, "you" | "your"))
-                && words.iter().any(|w| w.starts_with("exceed"))
-                && words.contains(&"system"));
+            || names_the_systems_limit();
         (notice && said.chars().count() <= STATUS_SENTENCE_CHARS)
             .then(|| failure_named_by_words(said, classify))
             .flatten()
@@ -187,6 +190,16 @@ impl UnreadWords {
             Value::Object(o) => o.values().for_each(|item| self.note_json(item)),
             _ => {}
         }
+    }
+
+    /// The words of JSON bodies in no shape the decoder reads, kept as
+    /// [`UnreadWords::note_json_outside_messages`] keeps them.
+    pub fn of_json_outside_messages<'a>(values: impl IntoIterator<Item = &'a Value>) -> Self {
+        let mut unread = UnreadWords::default();
+        values
+            .into_iter()
+            .for_each(|v| unread.note_json_outside_messages(v));
+        unread
     }
 
     /// Keeps the strings inside a JSON body in no shape the decoder reads, except those of the

@@ -472,8 +472,9 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
             // nothing), "No response messages choices were returned": nothing came back. Nothing
             // received in time ("No response received from server: timeout of 30000ms exceeded")
             // is a time-out.
+            // (A time-out named was read above; "within" a time is one too.)
             || (words[i] == "no"
-                && !words.iter().any(|w| matches!(*w, "timeout" | "timed" | "within"))
+                && !words.contains(&"within")
                 && next.is_some_and(|w| ANSWER.contains(&w))
                 && words[i + 2..(i + 6).min(words.len())].iter().any(|w| {
                     matches!(
@@ -708,16 +709,18 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
     })
 }
 
-/// Whether the words name a key or another credential ("API Key", "apikey", "token").
+/// Whether the words name a key or another credential ("API Key", "apikey", "token"), or a key
+/// by its variable ("Please add GEMINI_API_KEY to environment variables").
 pub(super) fn names_a_key(text: &str) -> bool {
-    let words = meaning::words(text);
-    // (A key by its variable too: "Please add GEMINI_API_KEY to environment variables".)
-    words.iter().any(|w| {
-        CREDENTIALS.contains(w)
-            || matches!(*w, "key" | "keys")
-            || w.ends_with("_api_key")
-            || w.ends_with("_token")
-    })
+    meaning::words(text)
+        .iter()
+        .any(|w| is_a_credential_word(w) || matches!(*w, "key" | "keys"))
+}
+
+/// A credential's word ([`CREDENTIALS`]) or a key's or a token's variable (`OPENAI_API_KEY`,
+/// `HF_API_TOKEN`).
+fn is_a_credential_word(w: &str) -> bool {
+    CREDENTIALS.contains(&w) || w.ends_with("_api_key") || w.ends_with("_api_token")
 }
 
 /// A status named INTERNAL (gRPC's and absl's name for a server-side failure, as servers built on
@@ -766,8 +769,7 @@ pub(super) fn says_no_credential(text: &str) -> bool {
     let words = meaning::words(&text);
     // (A key named by its variable counts: "No OPENAI_API_KEY set", Supabase. So does one asked
     // to be set: "Please set ASSISTANT_CHAT_COMPLETION_ENDPOINT OPENAI_API_KEY", Grist.)
-    let credential =
-        |w: &str| CREDENTIALS.contains(&w) || w.ends_with("_api_key") || w.ends_with("_api_token");
+    let credential = is_a_credential_word;
     // (A bare key too, said to be absent: "No key found for openai", Tiledesk.)
     words.iter().enumerate().any(|(i, w)| {
         (credential(w) || matches!(*w, "key" | "keys"))
