@@ -3719,8 +3719,8 @@ fn deeper_envelopes_german_wordings_and_ai_not_configured() {
             r#"{"error":"task_failed_or_canceled","task_status":4,"userFacingErrorMessage":"OpenAI API error: Invalid API key or invalid Basic Authentication."}"#,
             "AUTH",
         ),
-        // An AI integration not configured: with a key named the credential, without one a
-        // setting of the request's.
+        // An AI integration not configured: the server's own provider credentials, key named or
+        // not; a model or a part the request names not configured is a setting of the request's.
         (
             200,
             r#"{"error": "model provider or apikey not configure!"}"#,
@@ -3729,7 +3729,76 @@ fn deeper_envelopes_german_wordings_and_ai_not_configured() {
         (
             200,
             r#"{"error": "AI provider is not configured."}"#,
+            "AUTH",
+        ),
+        (
+            503,
+            r#"{"error": "The AI service is not configured. Please contact the survey administrator."}"#,
+            "AUTH",
+        ),
+        (
+            503,
+            r#"{"error_msg": "Embedding model is not configured."}"#,
             "INVALID_REQUEST",
+        ),
+        (
+            400,
+            r#"{"detail": "Custom provider 'my_llm' not configured. Go to Settings > AI to configure."}"#,
+            "INVALID_REQUEST",
+        ),
+        // A feature of the server's off, by its name, under a 403 (hapi's Boom envelope, whose
+        // `error` is the reason phrase).
+        (
+            403,
+            r#"{"statusCode":403,"error":"Forbidden","message":"Chat is not enabled","code":"ChatDisabled"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            403,
+            r#"{"detail": "Logs feature is disabled for this user."}"#,
+            "AUTH",
+        ),
+        (
+            200,
+            r#"{"ok":false,"error":"Cloud AI is disabled for email body content. Set $config['allow_cloud_email_body'] = true; or use a local provider such as Ollama."}"#,
+            "INVALID_REQUEST",
+        ),
+        // A form's error beside no field, a plan's count at its cap, a lapsed subscription.
+        (
+            500,
+            r#"{"nonFieldError":"AI generated form limit reached"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            500,
+            r#"{"non_field_errors":["Invalid form description."]}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            429,
+            r#"{"message":"Attachment upload limit reached. Try again later."}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            403,
+            r#"{"error":"Subscription is inactive","isActive":false}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // A cooldown between requests; a part of the request said not given.
+        (
+            200,
+            r#"{"status":"error","message":"Please wait a few seconds between requests."}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            200,
+            r#"{"ok":false,"error":"No message UID was provided. Open or select a message, then run the AI action again."}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            429,
+            "inference error: ResourceExhausted - failed to find target endpoint: inference error: Internal - no endpoints available for the given request",
+            "OVERLOADED",
         ),
         // German.
         (

@@ -1038,6 +1038,7 @@ pub fn says_allowance_spent(text: &str) -> bool {
             .any(|p| *p != "billing" && without_money_asides(text).contains(p))
             || says(OFFER_ENDED)
             || says_trial_over(text)
+            || says_subscription_lapsed(text)
             || says_plan_lacks(text)
             || says_used_up(text)
             // A count of requests that has run out ("Convex OPENAI_API_TOKEN has no requests
@@ -1086,6 +1087,76 @@ fn says_trial_over(text: &str) -> bool {
             && words[i + 1..(i + 7).min(words.len())]
                 .iter()
                 .any(|w| matches!(*w, "expired" | "ended"))
+    })
+}
+
+/// See [`names_a_usage_limit`]: "<count> limit reached" with no wait offered.
+fn says_a_count_limit_reached(text: &str) -> bool {
+    const NOT_A_COUNT: &[&str] = &[
+        "rate",
+        "rpm",
+        "tpm",
+        "rps",
+        "qps",
+        "concurrent",
+        "concurrency",
+        "parallel",
+        "request",
+        "requests",
+        "call",
+        "calls",
+        "upload",
+        "token",
+        "tokens",
+        "context",
+        "length",
+        "size",
+        "character",
+        "characters",
+        "input",
+        "output",
+        "time",
+        "timeout",
+        "recursion",
+        "retry",
+        "step",
+        "steps",
+        "iteration",
+        "iterations",
+    ];
+    let words = words(text);
+    let reached = (1..words.len()).any(|i| {
+        words[i] == "limit"
+            && (words.get(i + 1) == Some(&"reached")
+                || words[i + 1..].starts_with(&["has", "been", "reached"]))
+            && !NOT_A_COUNT.contains(&words[i - 1])
+    });
+    reached
+        && !says_any(
+            text,
+            &[
+                "try again",
+                "retry",
+                "later",
+                "wait",
+                "per minute",
+                "per second",
+            ],
+        )
+}
+
+/// A subscription said to be inactive, expired, cancelled or past due ("Subscription is
+/// inactive", Aomail's 403; "Stripe subscription past due"): only paying brings it back.
+fn says_subscription_lapsed(text: &str) -> bool {
+    let words = words(text);
+    (0..words.len()).any(|i| {
+        matches!(words[i], "subscription" | "subscriptions")
+            && words[i + 1..(i + 5).min(words.len())].iter().any(|w| {
+                matches!(
+                    *w,
+                    "inactive" | "expired" | "cancelled" | "canceled" | "lapsed" | "past"
+                )
+            })
     })
 }
 
@@ -1332,6 +1403,10 @@ fn names_a_usage_limit(text: &str) -> bool {
         || (says_any(text, &["upgrade your plan", "upgrade your subscription"])
             && text.contains("limit")
             && !says_any(text, &["try again", "retry", "later", "wait"]))
+        // A count's limit reached, of no rate and with no wait offered ("AI generated form limit
+        // reached", ConvoForm's plan cap on AI-made forms; "Free plan limit reached"): only a
+        // bigger plan lifts it. A rate's, a concurrency's or a size's is not this.
+        || says_a_count_limit_reached(text)
         // A cap on what the account may keep ("You have reached the maximum number of
         // conversations. Delete some to continue."): only deleting, never waiting, frees it.
         || says_any(text, &["delete some to continue", "delete some of them"])

@@ -511,6 +511,10 @@ pub(super) const MESSAGE_KEYS: &[&str] = &[
     "traceback",
     // Kernel Memory's `{"noResult": true, "noResultReason": "Content moderation"}`.
     "noResultReason",
+    // A form's error not tied to a field: ConvoForm's `{"nonFieldError": "..."}`, Django REST
+    // framework's `{"non_field_errors": ["..."]}`.
+    "nonFieldError",
+    "non_field_errors",
     // midjourney-proxy's `{"code": 23, "description": "队列已满，请稍后尝试"}` and its failed task's
     // `"failReason": "任务超时"`.
     "failReason",

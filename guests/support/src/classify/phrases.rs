@@ -709,6 +709,21 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
     })
 }
 
+/// What is not configured ([`says_ai_not_configured`]) is a model ("Embedding model is not
+/// configured.") or a name quoted before it ("Custom provider 'my_llm' not configured"): a part
+/// of the setup the request asks for, not the AI as a whole.
+pub(super) fn says_model_or_named_part_not_configured(text: &str) -> bool {
+    let Some(at) = text.find("not configure") else {
+        return false;
+    };
+    let before = meaning::words(&text[..at]);
+    let subject = &before[before.len().saturating_sub(4)..];
+    subject
+        .iter()
+        .any(|w| matches!(*w, "model" | "models" | "embedding" | "embeddings"))
+        || text[..at].matches(['\'', '"', '`']).count() >= 2
+}
+
 /// Whether the words name a key or another credential ("API Key", "apikey", "token"), or a key
 /// by its variable ("Please add GEMINI_API_KEY to environment variables").
 pub(super) fn names_a_key(text: &str) -> bool {
@@ -1086,17 +1101,73 @@ fn said_not_enabled<'a>(
 
 /// A capability of the server's not enabled, said of no caller ("Embeding support is not
 /// enabled", LLamaWorker; "Image was provided, but OpenAI image services are not enabled",
-/// Mealie): the request asked for what this server does not do. Said for the caller ("... not
-/// enabled for this user") it is the caller's rights (see [`says_not_enabled_for_caller`]).
+/// Mealie; "Chat is not enabled", EmailEngine's 403 with its chat feature off): the request
+/// asked for what this server does not do. Said for the caller ("... not enabled for this user")
+/// it is the caller's rights (see [`says_not_enabled_for_caller`]).
+/// (Or disabled for what the request carries: "Cloud AI is disabled for email body content.",
+/// the Roundcube AI assistant's privacy setting, as Mealie's image services are for an image.)
 pub(super) fn says_capability_not_enabled(text: &str) -> bool {
     let words = meaning::words(text);
-    said_not_enabled(&words).any(|(subject, after)| {
-        subject
-            .iter()
-            .any(|w| matches!(*w, "support" | "services" | "capability"))
-            && !after
-                .iter()
-                .any(|w| matches!(*w, "user" | "you" | "your" | "account"))
+    let for_a_caller = |after: &[&str]| {
+        after.iter().any(|w| {
+            matches!(
+                *w,
+                "user" | "you" | "your" | "account" | "organization" | "team" | "workspace"
+            )
+        })
+    };
+    let capability = said_not_enabled(&words).any(|(subject, after)| {
+        subject.iter().any(|w| {
+            matches!(
+                *w,
+                "support"
+                    | "services"
+                    | "capability"
+                    | "feature"
+                    | "chat"
+                    | "embedding"
+                    | "embeddings"
+                    | "streaming"
+                    | "vision"
+                    | "tools"
+            )
+        }) && !for_a_caller(after)
+    });
+    let disabled_for_content = (1..words.len()).any(|i| {
+        words[i] == "disabled"
+            && matches!(words[i - 1], "is" | "are")
+            && words.get(i + 1) == Some(&"for")
+            && words[i + 2..(i + 6).min(words.len())].iter().any(|w| {
+                matches!(
+                    *w,
+                    "content" | "body" | "bodies" | "image" | "images" | "attachments" | "files"
+                )
+            })
+            && !for_a_caller(&words[i + 2..(i + 6).min(words.len())])
+    });
+    capability || disabled_for_content
+}
+
+/// Something the request should carry said not to have been given ("No message UID was
+/// provided. Open or select a message, then run the AI action again.", the Roundcube AI
+/// assistant's 200): the request lacks it. Not the answer's output ("no response was
+/// provided"), and a credential missing is the credential's (asked first).
+pub(super) fn says_nothing_given(text: &str) -> bool {
+    let words = meaning::words(text);
+    // (The participle said of the thing, not an article's adjective: "no endpoints available for
+    // the given request" is the server's.)
+    words.iter().enumerate().any(|(i, w)| {
+        *w == "no"
+            && (i + 2..(i + 6).min(words.len())).any(|j| {
+                matches!(words[j], "provided" | "given" | "specified" | "supplied")
+                    && !matches!(words[j - 1], "the" | "a" | "an" | "for")
+            })
+            && !words[i + 1..(i + 4).min(words.len())].iter().any(|n| {
+                matches!(
+                    *n,
+                    "response" | "answer" | "output" | "content" | "completion" | "result"
+                )
+            })
     })
 }
 

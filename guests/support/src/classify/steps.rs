@@ -442,15 +442,19 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     }
     // An AI integration not configured by the server's operator ("AI provider is not
     // configured.", Zammad; "API client not configured. Please check plugin settings (API Key,
-    // Model, API URL)", osTicket's plugin): with a key named, the credential missing; without
-    // one, a setting the request needs, as tuning's marimo cases ("AI is not configured. Configure
-    // them in the settings dialog.") judge it.
+    // Model, API URL)", osTicket's plugin; "AI is not configured for this Formbricks instance."):
+    // the server's own provider credentials are not set up, as DESIGN.md's AUTH says of a key not
+    // configured. A model not configured ("embedding model not configured", SiYuan) or a part the
+    // request names ("Custom provider 'my_llm' not configured", marimo) is a setting the request
+    // needs, unless a key is named.
     if says_ai_not_configured(text) {
-        return Some(if names_a_key(text) {
-            codes::AUTH
-        } else {
-            codes::INVALID_REQUEST
-        });
+        return Some(
+            if names_a_key(text) || !says_model_or_named_part_not_configured(text) {
+                codes::AUTH
+            } else {
+                codes::INVALID_REQUEST
+            },
+        );
     }
     // No credential set at all ("No API key set for provider: openai. Please add a provider key
     // in your settings or add credits ..."): nothing was billed or refused for money, whatever
@@ -569,7 +573,10 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     // subscription using X-MaaS-Subscription header", under a 403): the request's fault.
     // (Or a name the request lacks said to be required: "Instruction ID is required for
     // "plugin-ai" to work", Payload's AI plugin under a 500.)
-    if (says(&["must specify", "must be specified"]) || says_id_or_parameter_required(text))
+    // (Or said not given: "No message UID was provided.")
+    if (says(&["must specify", "must be specified"])
+        || says_id_or_parameter_required(text)
+        || says_nothing_given(text))
         && !says_no_credential(text)
     {
         return Some(codes::INVALID_REQUEST);

@@ -496,6 +496,9 @@ pub(super) const RATE_WORDING: &[&str] = &[
     // "You have reached the maximum number of requests for this service. Try again later."
     // (Odoo): a count of requests at its cap, a rate unless a day or a plan is named (read first).
     "maximum number of requests",
+    // A cooldown ("Please wait a few seconds between requests.", Roundcube GenIA's per-session
+    // limit under a 200).
+    "between requests",
     "too many requests",
     "tokens per min",
     "requests per min",
