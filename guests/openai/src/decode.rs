@@ -14,7 +14,9 @@ use crate::classify::{classify_in_band, header_request_id};
 use crate::fast::{self, ChatChunk, Str};
 use crate::plan::provider_data_for;
 use crate::sse::SseEvent;
-use crate::text::{QUOTE_CHARS, excerpt, html_title, looks_like_html, words_of_a_code};
+use crate::text::{
+    QUOTE_CHARS, excerpt, html_title, looks_like_html, words_of_a_code, words_of_a_key,
+};
 use crate::tools::ToolIndexer;
 use crate::types::{
     Chunk, FailureCode, Finish, FinishKind, LlmFailure, ResponseHead, ToolCallDelta, Usage, codes,
@@ -968,7 +970,20 @@ impl Decoder {
         // later"}`. The body is no completion either way; a meaning its words name says more
         // than "unparseable", and a long text (past `ERROR_REPORT_CHARS`) is read as none. A chat
         // message inside (an object with a `role`) is an answer, whatever it says: not read.
-        by_finish_reason.or_else(|| {
+        // A flag set true whose name says a failure (Quadratic's assistant message with empty
+        // content beside `"exceededBillingLimit": true`): the failure its name's words name.
+        let by_flag = || {
+            values
+                .iter()
+                .filter_map(Value::as_object)
+                .flatten()
+                .filter(|(_, flag)| **flag == Value::Bool(true))
+                .filter_map(|(key, _)| words_of_a_key(key))
+                .find_map(|words| {
+                    failure_named_by_words(&words, |v| classify_in_band(v, &self.head))
+                })
+        };
+        by_finish_reason.or_else(by_flag).or_else(|| {
             UnreadWords::of_json_outside_messages(values)
                 .failure(|v| classify_in_band(v, &self.head))
         })

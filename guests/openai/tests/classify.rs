@@ -2552,6 +2552,63 @@ fn details_beside_a_class_name_endpoints_daily_rules_total_quotas_and_features_n
             "inference error: ResourceExhausted - failed to find target endpoint: inference error: Internal - no endpoints available for the given request",
             "OVERLOADED",
         ),
+        // A code alone, of three words or more, read as words (Tolgee); one of two is a label.
+        (
+            400,
+            r#"{"code":"out_of_credits","params":[0,0]}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            424,
+            r#"{"code":"llm_provider_empty_response","params":null}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            424,
+            r#"{"code":"llm_provider_max_tokens_exceeded","params":null}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        // A key not set; an answer that made nothing; an error flagged true, its words in `data`.
+        (
+            400,
+            r#"{"error":"OpenAI API key is not set. Check your environment variables."}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"cause":"Query 'total revenue by month' didn't produce any SQL. Perhaps try a more detailed query."}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            500,
+            r#"{"error":true,"data":"Gemini blocked the response due to safety filters. Try adjusting the prompt."}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            500,
+            r#"{"error":true,"data":"No attribute data was received. Please ensure the configured attributes have values in the product form."}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            500,
+            r#"{"error":"No audio was received. Please verify that your parameters are correct."}"#,
+            "EMPTY_RESPONSE",
+        ),
+        // A trial's count at its cap with its number between; a provider type not supported.
+        (
+            403,
+            r#"{"message":"Trial AI generation limit (10) reached. Upgrade to continue.","upgradeRequired":true}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            500,
+            r#"{"ok":false,"error":"[CentralModelFactory] Unsupported provider type: \"mistral\""}"#,
+            "INVALID_REQUEST",
+        ),
+        // Chinese: the AI service not configured, a model not configured, an upstream's 401.
+        (503, r#"{"error":"AI 服务未配置"}"#, "AUTH"),
+        (503, r#"{"error":"模型未配置"}"#, "INVALID_REQUEST"),
+        (503, r#"{"error":"模型请求失败（401）"}"#, "AUTH"),
         (
             404,
             r#"{"detail":"No endpoint found for path /v1/foo"}"#,
@@ -3800,6 +3857,63 @@ fn deeper_envelopes_german_wordings_and_ai_not_configured() {
             "inference error: ResourceExhausted - failed to find target endpoint: inference error: Internal - no endpoints available for the given request",
             "OVERLOADED",
         ),
+        // A code alone, of three words or more, read as words (Tolgee); one of two is a label.
+        (
+            400,
+            r#"{"code":"out_of_credits","params":[0,0]}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            424,
+            r#"{"code":"llm_provider_empty_response","params":null}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            424,
+            r#"{"code":"llm_provider_max_tokens_exceeded","params":null}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        // A key not set; an answer that made nothing; an error flagged true, its words in `data`.
+        (
+            400,
+            r#"{"error":"OpenAI API key is not set. Check your environment variables."}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"cause":"Query 'total revenue by month' didn't produce any SQL. Perhaps try a more detailed query."}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            500,
+            r#"{"error":true,"data":"Gemini blocked the response due to safety filters. Try adjusting the prompt."}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            500,
+            r#"{"error":true,"data":"No attribute data was received. Please ensure the configured attributes have values in the product form."}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            500,
+            r#"{"error":"No audio was received. Please verify that your parameters are correct."}"#,
+            "EMPTY_RESPONSE",
+        ),
+        // A trial's count at its cap with its number between; a provider type not supported.
+        (
+            403,
+            r#"{"message":"Trial AI generation limit (10) reached. Upgrade to continue.","upgradeRequired":true}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            500,
+            r#"{"ok":false,"error":"[CentralModelFactory] Unsupported provider type: \"mistral\""}"#,
+            "INVALID_REQUEST",
+        ),
+        // Chinese: the AI service not configured, a model not configured, an upstream's 401.
+        (503, r#"{"error":"AI 服务未配置"}"#, "AUTH"),
+        (503, r#"{"error":"模型未配置"}"#, "INVALID_REQUEST"),
+        (503, r#"{"error":"模型请求失败（401）"}"#, "AUTH"),
         // German.
         (
             502,

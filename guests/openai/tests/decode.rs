@@ -1497,3 +1497,34 @@ fn a_namespaced_error_type_carries_its_words_in_content() {
         "{chunks:?}"
     );
 }
+
+#[test]
+fn a_flag_named_for_a_failure_a_blank_reply_and_an_answer_that_is_a_failed_start_are_failures() {
+    let ok = |body: &str| failure_code(&common::decode_200(body, "application/json"));
+    // An assistant message with nothing in it beside a flag set true whose name says the
+    // failure (Quadratic's `exceededBillingLimit`); the flag false is no failure.
+    assert_eq!(
+        ok(
+            r#"{"role":"assistant","content":[],"toolCalls":[],"isOnPaidPlan":false,"exceededBillingLimit":true}"#
+        ),
+        "QUOTA_EXCEEDED"
+    );
+    assert_read_in_no_shape(
+        r#"{"role":"assistant","content":[],"toolCalls":[],"exceededBillingLimit":false}"#,
+    );
+    // MyMemory's shape with the error's words in `responseDetails` (Weblate's OpenAI backend).
+    assert_eq!(
+        ok(
+            r#"{"responseStatus": 500, "responseDetails": "Blank assistant reply", "translations": []}"#
+        ),
+        "EMPTY_RESPONSE"
+    );
+    // A whole streamed answer that is the server's report of a call it could not start.
+    let chunks = decoded(&sse(&[
+        r#"{"id":"c1","choices":[{"index":0,"delta":{"role":"assistant"},"finish_reason":null}]}"#,
+        r#"{"id":"c1","choices":[{"index":0,"delta":{"content":"Error: Failed to create AI stream"},"finish_reason":null}]}"#,
+        r#"{"id":"c1","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}"#,
+        "[DONE]",
+    ]));
+    assert_eq!(failure_code(&chunks), "SERVER_ERROR");
+}

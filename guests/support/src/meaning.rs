@@ -413,6 +413,8 @@ fn says_token_count_over_a_limit(text: &str) -> bool {
                 "exceeded max tokens",
                 // "Unable to use memory, max tokens reached" (Kernel Memory, as an error).
                 "max tokens reached",
+                // Tolgee's code `llm_provider_max_tokens_exceeded`, as words.
+                "max tokens exceeded",
             ],
         ) && !named(OUTPUT));
     // A count named as one word ("length of prompt_tokens (139216) must be less than
@@ -1126,9 +1128,13 @@ fn says_a_count_limit_reached(text: &str) -> bool {
     ];
     let words = words(text);
     let reached = (1..words.len()).any(|i| {
+        // (The limit's number may come between: "Trial AI generation limit (10) reached.")
+        let after = match words.get(i + 1) {
+            Some(n) if n.parse::<u64>().is_ok() => &words[i + 2..],
+            _ => &words[i + 1..],
+        };
         words[i] == "limit"
-            && (words.get(i + 1) == Some(&"reached")
-                || words[i + 1..].starts_with(&["has", "been", "reached"]))
+            && (after.first() == Some(&"reached") || after.starts_with(&["has", "been", "reached"]))
             && !NOT_A_COUNT.contains(&words[i - 1])
     });
     reached
@@ -1931,6 +1937,8 @@ const OFFER_ENDED: &[&str] = &[
     "trial expired",
     "by subscribing",
     "subscribe to continue",
+    // "Trial AI generation limit (10) reached. Upgrade to continue." (Zyra AI's 403).
+    "upgrade to continue",
     "subscription is required",
     "subscription required",
     // A plan's cap on a model, with the default model still open ("Request limit exceeded. You can

@@ -56,6 +56,28 @@ pub fn words_of_a_code(text: &str) -> Option<String> {
         .then(|| word.replace('_', " ").to_ascii_lowercase())
 }
 
+/// The words of a key in camelCase or snake_case ("exceededBillingLimit" → "exceeded billing
+/// limit", "rate_limited" → "rate limited"), lower-cased: a flag's name read as words. `None`
+/// for a key of one word, which names no more than itself.
+pub fn words_of_a_key(key: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut previous_lower = false;
+    for c in key.trim().chars() {
+        if c == '_' || c == '-' {
+            out.push(' ');
+            previous_lower = false;
+            continue;
+        }
+        if c.is_ascii_uppercase() && previous_lower {
+            out.push(' ');
+        }
+        previous_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        out.push(c.to_ascii_lowercase());
+    }
+    let out = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    out.contains(' ').then_some(out)
+}
+
 /// The words of a class name in CamelCase ("PromptTooLongException" → "prompt too long
 /// exception", "OpenAIError" → "open ai error"), lower-cased: a word break before each capital
 /// that follows a lower-case letter, or that starts a word after a run of capitals. `None` for

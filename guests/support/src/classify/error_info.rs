@@ -125,6 +125,14 @@ impl ErrorInfo {
                 {
                     info.message = non_empty(said).map(|m| clip(&m, MESSAGE_CHARS));
                 }
+                // An error flagged `true` with its words under `data` (Mage AI for Magento's
+                // `{"error": true, "data": "Gemini blocked the response due to safety filters."}`).
+                if info.message.is_none()
+                    && o.get("error") == Some(&Value::Bool(true))
+                    && let Some(said) = o.get("data").and_then(Value::as_str)
+                {
+                    info.message = non_empty(said).map(|m| clip(&m, MESSAGE_CHARS));
+                }
                 // Qdrant's `{"status": {"error": "Service internal error: ..."}}`: the error's words
                 // one level down, under `status`.
                 if info.message.is_none()
@@ -158,6 +166,25 @@ impl ErrorInfo {
                 }
             }
             _ => {}
+        }
+        // A code and no message (Tolgee's Spring envelope, `{"code": "out_of_credits", "params":
+        // [0, 0]}`): the code's words are all the error says. Only a code of three words or more,
+        // a sentence in a code's form: one of one or two (`MAX_TOKENS`, `insufficient_quota`) is
+        // a label, which the label rules read alone.
+        if info.message.is_none()
+            && let Value::Object(o) = body
+        {
+            for key in ["code", "error_code", "errorCode", "type"] {
+                if let Some(words) = o
+                    .get(key)
+                    .and_then(Value::as_str)
+                    .and_then(crate::text::words_of_a_code)
+                    .filter(|words| words.split_whitespace().count() >= 3)
+                {
+                    info.extra.push(' ');
+                    info.extra.push_str(&words);
+                }
+            }
         }
         info.read_wrapped();
         info
@@ -511,6 +538,9 @@ pub(super) const MESSAGE_KEYS: &[&str] = &[
     "traceback",
     // Kernel Memory's `{"noResult": true, "noResultReason": "Content moderation"}`.
     "noResultReason",
+    // Weblate's machine-translation answer in MyMemory's shape, `{"responseStatus": 500,
+    // "responseDetails": "Blank assistant reply", "translations": []}`.
+    "responseDetails",
     // A form's error not tied to a field: ConvoForm's `{"nonFieldError": "..."}`, Django REST
     // framework's `{"non_field_errors": ["..."]}`.
     "nonFieldError",

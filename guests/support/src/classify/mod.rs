@@ -331,7 +331,11 @@ fn upstream_status_named(text: &str, status: Option<u16>) -> Option<(u16, String
                     | (504, "gateway")
             )
         });
-        (i == 0 || LEADS.contains(&words[i - 1]) || phrase_follows).then_some(n)
+        // (Or after a Chinese "failed" or "error": "模型请求失败（401）", the model request failed
+        // with a 401, a NodeBB plugin's 503.)
+        let chinese_lead =
+            i > 0 && (words[i - 1].ends_with("失败") || words[i - 1].ends_with("错误"));
+        (i == 0 || LEADS.contains(&words[i - 1]) || phrase_follows || chinese_lead).then_some(n)
     });
     let phrased = || {
         [

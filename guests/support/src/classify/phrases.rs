@@ -405,6 +405,26 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
     {
         return true;
     }
+    // Nothing made of what was asked ("Query 'total revenue by month' didn't produce any SQL.",
+    // Metabot's 400), a blank reply ("Blank assistant reply", Weblate's OpenAI backend), no
+    // results found in the upstream's answer ("No results found from Anthropic API response.").
+    if meaning::says_any(
+        text,
+        &[
+            "didn't produce any",
+            "did not produce any",
+            "didn't generate any",
+            "did not generate any",
+            "blank assistant reply",
+            "blank reply",
+            "blank response",
+            "blank answer",
+            "blank completion",
+        ],
+    ) || (text.contains("no results found from") && text.contains("response"))
+    {
+        return true;
+    }
     // Nothing came in time ("API returned no response. Timeout while reading headers"): a
     // time-out, which the words say beside it.
     if meaning::words(text)
@@ -684,6 +704,13 @@ pub(super) fn says_id_or_parameter_required(text: &str) -> bool {
 pub(super) fn says_ai_not_configured(text: &str) -> bool {
     // (Or its configuration not set or not found: "AI configuration is not set" (Teable), "No
     // AI configuration found" (Recommendarr).)
+    // Chinese: "AI 服务未配置" (the AI service not configured, a NodeBB plugin's 503).
+    if text.contains("未配置")
+        && (meaning::words(text).contains(&"ai")
+            || meaning::says_any(text, &["服务", "模型", "密钥", "接口", "key"]))
+    {
+        return true;
+    }
     if meaning::says_any(
         text,
         &[
@@ -713,6 +740,10 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
 /// configured.") or a name quoted before it ("Custom provider 'my_llm' not configured"): a part
 /// of the setup the request asks for, not the AI as a whole.
 pub(super) fn says_model_or_named_part_not_configured(text: &str) -> bool {
+    // (Chinese: 模型未配置, the model not configured.)
+    if text.contains("模型未配置") {
+        return true;
+    }
     let Some(at) = text.find("not configure") else {
         return false;
     };
@@ -1159,14 +1190,24 @@ pub(super) fn says_nothing_given(text: &str) -> bool {
     words.iter().enumerate().any(|(i, w)| {
         *w == "no"
             && (i + 2..(i + 6).min(words.len())).any(|j| {
-                matches!(words[j], "provided" | "given" | "specified" | "supplied")
-                    && !matches!(words[j - 1], "the" | "a" | "an" | "for")
+                (matches!(words[j], "provided" | "given" | "specified" | "supplied")
+                    && !matches!(words[j - 1], "the" | "a" | "an" | "for"))
+                    // ("No attribute data was received. Please ensure the configured attributes
+                    // have values in the product form.", Mage AI: from the request; received from
+                    // a server it is the server's.)
+                    || (words[j] == "received"
+                        && matches!(words[j - 1], "was" | "were")
+                        && words.get(j + 1) != Some(&"from"))
             })
             && !words[i + 1..(i + 4).min(words.len())].iter().any(|n| {
                 matches!(
                     *n,
                     "response" | "answer" | "output" | "content" | "completion" | "result"
                 )
+            })
+            // (Nor what the server should have sent back: "No audio was received.")
+            && !words.get(i + 1).is_some_and(|n| {
+                matches!(*n, "audio" | "data" | "speech" | "image" | "images" | "text" | "tokens")
             })
     })
 }
@@ -1212,6 +1253,14 @@ pub(super) fn says_named_thing_not_found(text: &str) -> bool {
 /// unknown kind. A provider named and not found in the server's setup ("provider openai not
 /// found") is the server's (see [`says_named_thing_not_found`]).
 pub(super) fn says_unknown_request_part(text: &str) -> bool {
+    // (Or unsupported, a provider named: "[CentralModelFactory] Unsupported provider type:
+    // \"mistral\"", NodeBB's AI engine under a 500.)
+    if meaning::says_any(
+        text,
+        &["unsupported provider type:", "unsupported provider:"],
+    ) {
+        return true;
+    }
     const PARTS: &[&str] = &[
         "role",
         "provider",

@@ -112,6 +112,12 @@ pub(super) const SERVICE_FAILURE_WORDING: &[&str] = &[
     "configuration error",
     // The engine failing mid-generation ("Inference error: Could not decode next token").
     "decode next token",
+    // The call to the model not even started ("Error: Failed to create AI stream", Apache
+    // Answer's whole answer when its client could not open the upstream's stream).
+    "failed to create ai stream",
+    "failed to create stream",
+    "failed to create chat completion",
+    "failed to create completion",
     // A server not provisioned for the service asked ("service not provisioned" under a 503).
     "not provisioned",
     // A server not set up to serve ("Service is not available" from llama-cpp-python when no model
@@ -351,6 +357,11 @@ pub(super) const AUTH_WORDING: &[&str] = &[
     // "DAILY_API_KEY not configured on server" (Pipecat's runner): a key by its variable.
     "api_key not configured",
     "api_key is not configured",
+    // "OpenAI API key is not set. Check your environment variables." (Chartbrew).
+    "api key is not set",
+    "api key not set",
+    "api_key is not set",
+    "api_key not set",
     // A session cookie to renew ("Failed to get session id, you may need to update the
     // SUNO_COOKIE"): the credential behind a relay.
     "update the cookie",
