@@ -258,6 +258,28 @@ fn says_success(code: Option<&Value>) -> bool {
     }
 }
 
+/// A chat message (an object with a `role`), at most three levels down, whose `meta` or `metadata`
+/// names an error as a string: that error as a message (a code's words first, then the message's
+/// content), for `classify_in_band`.
+fn message_marked_failed(v: &Value, depth: usize) -> Option<Value> {
+    let o = v.as_object()?;
+    if o.contains_key("role") {
+        let error = ["meta", "metadata"]
+            .iter()
+            .find_map(|k| o.get(*k)?.get("error")?.as_str())
+            .map(str::trim)
+            .filter(|e| !e.is_empty())?;
+        let words = words_of_a_code(error).unwrap_or_else(|| error.to_string());
+        let content = o.get("content").and_then(Value::as_str).unwrap_or("");
+        return Some(serde_json::json!({ "message": format!("{words}: {content}") }));
+    }
+    if depth >= 3 {
+        return None;
+    }
+    o.values()
+        .find_map(|inner| message_marked_failed(inner, depth + 1))
+}
+
 /// Kernel Memory's answer that found nothing to answer with, whole or as a stream's event:
 /// `"noResult": true` and why, in `noResultReason`.
 fn found_no_result(v: &Value) -> bool {
@@ -840,6 +862,26 @@ impl Decoder {
             let failure = self.empty_response("a completion that has no choices");
             self.emit_error(failure, out);
         }
+        // A whole JSON document that gave nothing, though it had a key this decoder knows
+        // (OpenChat's `{"type": "text", "response": {"text": "... the LLM server was unable to
+        // handle it ..."}}`: a `type` of no API's): a document sent as `application/json` came
+        // whole and cannot have been cut off, so it is read as any foreign body, never left to
+        // be reported as a truncated stream. (JSON lines or events that stop after a status are
+        // a stream cut off: those stay so.)
+        let one_document = values.len() == 1
+            && self.head.header("content-type").is_some_and(|t| {
+                let t = t.to_ascii_lowercase();
+                t.contains("json") && !t.contains("jsonl") && !t.contains("ndjson")
+            });
+        if one_document
+            && !self.finished
+            && self.pending.is_none()
+            && !self.emitted
+            && out.is_empty()
+        {
+            let failure = self.failure_of_a_foreign_body(&values, &text);
+            self.emit_error(failure, out);
+        }
     }
 
     /// A 2xx JSON body in no shape this decoder reads as a completion (no `choices`, `usage`,
@@ -897,6 +939,12 @@ impl Decoder {
             let said = longest_words(v, 0).unwrap_or_default();
             let refusal = serde_json::json!({ "message": said, "code": "content_filter" });
             return Some(classify_in_band(&refusal, &self.head));
+        }
+        // A chat message its app marked as failed in its metadata (StudyBuddy's assistant message
+        // "I apologize, but I was unable to generate a response. ..." with `"meta": {"error":
+        // "empty_response"}`): the error's words, then the message's.
+        if let Some(error) = values.iter().find_map(|v| message_marked_failed(v, 0)) {
+            return Some(classify_in_band(&error, &self.head));
         }
         // An error deeper in an envelope of the app's own (see `error_within`).
         values

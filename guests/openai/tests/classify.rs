@@ -2609,6 +2609,44 @@ fn details_beside_a_class_name_endpoints_daily_rules_total_quotas_and_features_n
         (503, r#"{"error":"AI 服务未配置"}"#, "AUTH"),
         (503, r#"{"error":"模型未配置"}"#, "INVALID_REQUEST"),
         (503, r#"{"error":"模型请求失败（401）"}"#, "AUTH"),
+        // A key's configuration error; an AI service's, with an `auth_error` code; a key named in
+        // the technical details beside a generic message; an AI provider asked to be configured.
+        (
+            500,
+            r#"{"message":"OpenAI API key configuration error. Please contact support.","error":"API_KEY_ERROR"}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"error":"There's a configuration issue with our AI service. Please contact support.","errorCode":"AI_AUTH_ERROR"}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"error":"Something went wrong while processing your document. Please try again.","errorCode":"UNKNOWN_ERROR","technicalDetails":"GEMINI_API_KEY not configured"}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"success":false,"message":"Please configure an AI provider in settings first."}"#,
+            "AUTH",
+        ),
+        // An upstream's status in the details of a 422 that wraps the upstream call.
+        (
+            422,
+            r#"{"error":{"code":"AI_GENERATION_FAILED","message":"Failed to generate flashcards from the provided text","details":{"error":"OpenRouter API error: 402 Payment Required","errorCode":"unknown_error"}}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            422,
+            r#"{"error":{"code":"AI_GENERATION_FAILED","message":"Failed to generate flashcards from the provided text","details":{"error":"No choices in OpenRouter response","errorCode":"unknown_error"}}}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            502,
+            r#"{"error":"AI service returned an empty analysis."}"#,
+            "EMPTY_RESPONSE",
+        ),
         (
             404,
             r#"{"detail":"No endpoint found for path /v1/foo"}"#,
@@ -3914,6 +3952,44 @@ fn deeper_envelopes_german_wordings_and_ai_not_configured() {
         (503, r#"{"error":"AI 服务未配置"}"#, "AUTH"),
         (503, r#"{"error":"模型未配置"}"#, "INVALID_REQUEST"),
         (503, r#"{"error":"模型请求失败（401）"}"#, "AUTH"),
+        // A key's configuration error; an AI service's, with an `auth_error` code; a key named in
+        // the technical details beside a generic message; an AI provider asked to be configured.
+        (
+            500,
+            r#"{"message":"OpenAI API key configuration error. Please contact support.","error":"API_KEY_ERROR"}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"error":"There's a configuration issue with our AI service. Please contact support.","errorCode":"AI_AUTH_ERROR"}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"error":"Something went wrong while processing your document. Please try again.","errorCode":"UNKNOWN_ERROR","technicalDetails":"GEMINI_API_KEY not configured"}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"success":false,"message":"Please configure an AI provider in settings first."}"#,
+            "AUTH",
+        ),
+        // An upstream's status in the details of a 422 that wraps the upstream call.
+        (
+            422,
+            r#"{"error":{"code":"AI_GENERATION_FAILED","message":"Failed to generate flashcards from the provided text","details":{"error":"OpenRouter API error: 402 Payment Required","errorCode":"unknown_error"}}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            422,
+            r#"{"error":{"code":"AI_GENERATION_FAILED","message":"Failed to generate flashcards from the provided text","details":{"error":"No choices in OpenRouter response","errorCode":"unknown_error"}}}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            502,
+            r#"{"error":"AI service returned an empty analysis."}"#,
+            "EMPTY_RESPONSE",
+        ),
         // German.
         (
             502,

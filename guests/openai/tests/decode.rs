@@ -1527,4 +1527,18 @@ fn a_flag_named_for_a_failure_a_blank_reply_and_an_answer_that_is_a_failed_start
         "[DONE]",
     ]));
     assert_eq!(failure_code(&chunks), "SERVER_ERROR");
+    // A whole document with a `type` of no API's gives a failure, never nothing (which the host
+    // would report as a truncated stream).
+    let chunks = common::decode_200(
+        r#"{"type": "text", "response": {"text": "The request was received successfully, but the LLM server was unable to handle it. **code: llm5XX**"}}"#,
+        "application/json",
+    );
+    assert_eq!(failure_code(&chunks), "SERVER_ERROR");
+    // An assistant message its app marked as failed in its metadata.
+    assert_eq!(
+        ok(
+            r#"{"success":true,"data":{"message":{"role":"assistant","content":"I apologize, but I was unable to generate a response.","meta":{"error":"empty_response"}}}}"#
+        ),
+        "EMPTY_RESPONSE"
+    );
 }

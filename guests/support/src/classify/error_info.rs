@@ -83,9 +83,10 @@ impl ErrorInfo {
                                 "messages",
                                 "userFacingErrorMessage",
                                 "user_message",
+                                "technicalDetails",
                             ]
                         } else {
-                            &["detail"]
+                            &["detail", "technicalDetails"]
                         };
                         for key in beside {
                             if let Some(said) = o.get(*key).and_then(words_of)
@@ -254,6 +255,16 @@ impl ErrorInfo {
         // labels, and the class as one.
         if let Some(details) = e.get("details").and_then(Value::as_object) {
             self.read_labels(details);
+            // (And its words: 10xCards's `{"message": "Failed to generate flashcards ...",
+            // "details": {"error": "OpenRouter API error: 401 Unauthorized"}}`, the cause.)
+            for key in ["error", "message"] {
+                if let Some(said) = details.get(key).and_then(Value::as_str)
+                    && self.message.as_deref() != Some(said.trim())
+                {
+                    self.extra.push(' ');
+                    self.extra.push_str(&clip(said, MESSAGE_CHARS));
+                }
+            }
             if let Some(class) = details.get("exception").and_then(Value::as_str) {
                 self.labels.push(class.trim().to_ascii_lowercase());
             }
@@ -317,12 +328,16 @@ impl ErrorInfo {
         // words, and the second often says which budget ran out.
         // (Nextcloud Assistant: `{"error": "task_failed_or_canceled", "userFacingErrorMessage":
         // "OpenAI API error: Invalid API key ..."}`.)
+        // (And the technical details beside a message for people: StudyLens's `{"error":
+        // "Something went wrong ...", "technicalDetails": "GEMINI_API_KEY not configured"}`.)
         for key in [
             "display_message",
             "user_message",
             "userMessage",
             "displayMessage",
             "userFacingErrorMessage",
+            "technicalDetails",
+            "technical_details",
         ] {
             if let Some(text) = e.get(key).and_then(Value::as_str) {
                 self.extra.push(' ');

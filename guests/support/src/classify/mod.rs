@@ -298,9 +298,11 @@ fn upstream_status_named(text: &str, status: Option<u16>) -> Option<(u16, String
     ];
     // In band there is no status of the proxy's own: a status named is all there is ("HTTP Error
     // 429" as a stream's last words).
+    // (A 422 or a 424 of an app that failed its upstream call is its own wrapper too: 10xCards's
+    // 422 "Failed to generate flashcards ..." with "OpenRouter API error: 401 Unauthorized".)
     let outer = match status {
         None => 0,
-        Some(s) if s >= 500 || s == 429 => s,
+        Some(s) if s >= 500 || matches!(s, 422 | 424 | 429) => s,
         Some(_) => return None,
     };
     // A fallback that failed after the upstream's answer ("status 429: err fallback request

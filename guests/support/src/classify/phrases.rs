@@ -415,6 +415,10 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
             "did not produce any",
             "didn't generate any",
             "did not generate any",
+            // "AI service returned an empty analysis." (an AI resume analyzer's 502).
+            "returned an empty",
+            // "No choices in OpenRouter response" (10xCards).
+            "no choices in",
             "blank assistant reply",
             "blank reply",
             "blank response",
@@ -714,6 +718,11 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
     if meaning::says_any(
         text,
         &[
+            // Asked as a remedy: "Please configure an AI provider in settings first." (Leantime).
+            "configure an ai provider",
+            "configure ai provider",
+            "configure an llm provider",
+            "set up an ai provider",
             "ai configuration is not set",
             "ai configuration not set",
             "no ai configuration",
@@ -838,6 +847,8 @@ pub(super) fn says_no_credential(text: &str) -> bool {
                 || i.checked_sub(1).is_some_and(|p| matches!(words[p], "bearer" | "access" | "auth")))
             && (words[i + 1..(i + 5).min(words.len())].contains(&"required")
                 || words[i.saturating_sub(6)..i].contains(&"configure")
+                // ("Please contact an administrator to set up the OpenAI API key.", ProsumeAI.)
+                || words[i.saturating_sub(6)..i].windows(2).any(|p| p == ["set", "up"])
                 || (w.ends_with("_api_key") && words[i.saturating_sub(4)..i].contains(&"set")))
     })
     || words.iter().enumerate().any(|(i, w)| {

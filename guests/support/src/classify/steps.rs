@@ -183,6 +183,9 @@ pub(super) fn by_labels(said: &Said) -> Option<FailureCode> {
             || l.contains("authentication")
             // mem0's `provider_auth_failed`: the provider refused the key it was given.
             || l.contains("auth_failed")
+            // StudyLens's `AI_AUTH_ERROR` beside "There's a configuration issue with our AI
+            // service.".
+            || l.ends_with("auth_error")
             || l.contains("permission")
             || l == "unauthenticated"
             || l == "unauthorized"
@@ -376,7 +379,13 @@ pub(super) fn by_server_side_words(said: &Said) -> Option<FailureCode> {
     if says_upstream_answer_broken(text) && says_answer_empty(text) {
         return Some(codes::EMPTY_RESPONSE);
     }
+    // The server's own configuration broken ("Configuration error: tts-1 voice 'alloy' is missing
+    // 'model:' setting"): nothing the request did. With a key named ("OpenAI API key
+    // configuration error", "AI service configuration error. Please contact an administrator to
+    // set up the OpenAI API key.") it is the credential's: read with the wording, below.
+    let configuration_broken = says(&["configuration error"]) && !names_a_key(text);
     if says(SERVICE_FAILURE_WORDING)
+        || configuration_broken
         || says_status_internal(text)
         || says_no_backends_found(text)
         || says_upstream_answer_broken(text)

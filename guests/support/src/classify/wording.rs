@@ -107,9 +107,6 @@ pub(super) const INPUT_REJECTED_WORDING: &[&str] = &[
 pub(super) const SERVICE_FAILURE_WORDING: &[&str] = &[
     "under maintenance",
     "for maintenance",
-    // The server's own configuration broken ("Configuration error: tts-1 voice 'alloy' is missing
-    // 'model:' setting"): nothing the request did.
-    "configuration error",
     // The engine failing mid-generation ("Inference error: Could not decode next token").
     "decode next token",
     // The call to the model not even started ("Error: Failed to create AI stream", Apache
@@ -357,6 +354,11 @@ pub(super) const AUTH_WORDING: &[&str] = &[
     // "DAILY_API_KEY not configured on server" (Pipecat's runner): a key by its variable.
     "api_key not configured",
     "api_key is not configured",
+    // A key's configuration broken ("OpenAI API key configuration error. Please contact
+    // support.", ProsumeAI; "API key configuration error.", IELTS Write Better): the server's own
+    // credential, not its other settings (a bare "configuration error" is the server's).
+    "key configuration error",
+    "key configuration issue",
     // "OpenAI API key is not set. Check your environment variables." (Chartbrew).
     "api key is not set",
     "api key not set",
