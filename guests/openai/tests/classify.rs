@@ -2552,101 +2552,6 @@ fn details_beside_a_class_name_endpoints_daily_rules_total_quotas_and_features_n
             "inference error: ResourceExhausted - failed to find target endpoint: inference error: Internal - no endpoints available for the given request",
             "OVERLOADED",
         ),
-        // A code alone, of three words or more, read as words (Tolgee); one of two is a label.
-        (
-            400,
-            r#"{"code":"out_of_credits","params":[0,0]}"#,
-            "QUOTA_EXCEEDED",
-        ),
-        (
-            424,
-            r#"{"code":"llm_provider_empty_response","params":null}"#,
-            "EMPTY_RESPONSE",
-        ),
-        (
-            424,
-            r#"{"code":"llm_provider_max_tokens_exceeded","params":null}"#,
-            "CONTEXT_WINDOW_EXCEEDED",
-        ),
-        // A key not set; an answer that made nothing; an error flagged true, its words in `data`.
-        (
-            400,
-            r#"{"error":"OpenAI API key is not set. Check your environment variables."}"#,
-            "AUTH",
-        ),
-        (
-            400,
-            r#"{"cause":"Query 'total revenue by month' didn't produce any SQL. Perhaps try a more detailed query."}"#,
-            "EMPTY_RESPONSE",
-        ),
-        (
-            500,
-            r#"{"error":true,"data":"Gemini blocked the response due to safety filters. Try adjusting the prompt."}"#,
-            "CONTENT_FILTER",
-        ),
-        (
-            500,
-            r#"{"error":true,"data":"No attribute data was received. Please ensure the configured attributes have values in the product form."}"#,
-            "INVALID_REQUEST",
-        ),
-        (
-            500,
-            r#"{"error":"No audio was received. Please verify that your parameters are correct."}"#,
-            "EMPTY_RESPONSE",
-        ),
-        // A trial's count at its cap with its number between; a provider type not supported.
-        (
-            403,
-            r#"{"message":"Trial AI generation limit (10) reached. Upgrade to continue.","upgradeRequired":true}"#,
-            "QUOTA_EXCEEDED",
-        ),
-        (
-            500,
-            r#"{"ok":false,"error":"[CentralModelFactory] Unsupported provider type: \"mistral\""}"#,
-            "INVALID_REQUEST",
-        ),
-        // Chinese: the AI service not configured, a model not configured, an upstream's 401.
-        (503, r#"{"error":"AI 服务未配置"}"#, "AUTH"),
-        (503, r#"{"error":"模型未配置"}"#, "INVALID_REQUEST"),
-        (503, r#"{"error":"模型请求失败（401）"}"#, "AUTH"),
-        // A key's configuration error; an AI service's, with an `auth_error` code; a key named in
-        // the technical details beside a generic message; an AI provider asked to be configured.
-        (
-            500,
-            r#"{"message":"OpenAI API key configuration error. Please contact support.","error":"API_KEY_ERROR"}"#,
-            "AUTH",
-        ),
-        (
-            500,
-            r#"{"error":"There's a configuration issue with our AI service. Please contact support.","errorCode":"AI_AUTH_ERROR"}"#,
-            "AUTH",
-        ),
-        (
-            500,
-            r#"{"error":"Something went wrong while processing your document. Please try again.","errorCode":"UNKNOWN_ERROR","technicalDetails":"GEMINI_API_KEY not configured"}"#,
-            "AUTH",
-        ),
-        (
-            400,
-            r#"{"success":false,"message":"Please configure an AI provider in settings first."}"#,
-            "AUTH",
-        ),
-        // An upstream's status in the details of a 422 that wraps the upstream call.
-        (
-            422,
-            r#"{"error":{"code":"AI_GENERATION_FAILED","message":"Failed to generate flashcards from the provided text","details":{"error":"OpenRouter API error: 402 Payment Required","errorCode":"unknown_error"}}}"#,
-            "QUOTA_EXCEEDED",
-        ),
-        (
-            422,
-            r#"{"error":{"code":"AI_GENERATION_FAILED","message":"Failed to generate flashcards from the provided text","details":{"error":"No choices in OpenRouter response","errorCode":"unknown_error"}}}"#,
-            "EMPTY_RESPONSE",
-        ),
-        (
-            502,
-            r#"{"error":"AI service returned an empty analysis."}"#,
-            "EMPTY_RESPONSE",
-        ),
         (
             404,
             r#"{"detail":"No endpoint found for path /v1/foo"}"#,
@@ -3989,6 +3894,60 @@ fn deeper_envelopes_german_wordings_and_ai_not_configured() {
             502,
             r#"{"error":"AI service returned an empty analysis."}"#,
             "EMPTY_RESPONSE",
+        ),
+        (
+            500,
+            r#"{"ok":false,"error":"Empty AI response."}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            500,
+            r#"{"error":true,"statusCode":500,"message":"No text content in AI response"}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            500,
+            "Error generating alt text: Could not extract alt text from Gemini API response",
+            "EMPTY_RESPONSE",
+        ),
+        // A file's text, not the answer's: the upload's, the request's.
+        (
+            422,
+            r#"{"detail":"Policy Disclosure 'policy.pdf' produced no readable text. The file may be scanned, image-only, or corrupt."}"#,
+            "INVALID_REQUEST",
+        ),
+        // Not initialized under a 503: nothing loaded to serve, not capacity; a key not
+        // available under a 503: the credential.
+        (
+            503,
+            r#"{"detail":"RAG system not initialized. Please try again later."}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            503,
+            r#"{"error":true,"statusCode":503,"statusMessage":"OpenRouter API key not available","message":"OpenRouter API key not available"}"#,
+            "AUTH",
+        ),
+        // A month's tokens; a sign-in beside "daily"; an input missing; a transcript too long.
+        (
+            429,
+            r#"{"detail":"Token limit exceeded. Remaining: 120 tokens this month."}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            401,
+            r#"{"ok":false,"error":"You must be logged in to use the daily planner."}"#,
+            "AUTH",
+        ),
+        (
+            200,
+            r#"{"ok":false,"error":"Missing objection/input"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            400,
+            r#"{"errorId":"invalid_request","status":400,"debugMessage":"Transcript is too long. Maximum length is 128000 characters."}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
         ),
         // German.
         (

@@ -1545,6 +1545,9 @@ const INPUT_WORDS: &[&str] = &[
     "conversation",
     "sequence",
     "history",
+    // "Transcript is too long. Maximum length is 128000 characters." (Transcribo's summariser).
+    "transcript",
+    "document",
 ];
 
 /// Whether the words name a budget per minute or per second as the one hit: "per minute", "per
@@ -2049,6 +2052,9 @@ const LONG_BUDGETS: &[&str] = &[
     "a day",
     "a month",
     "each month",
+    // "Token limit exceeded. Remaining: 120 tokens this month." (GameCuaTui's 429).
+    "this month",
+    "this week",
     "per calendar month",
     // "The number of visits exceeds today's visits".
     "today's",

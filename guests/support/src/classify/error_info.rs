@@ -553,6 +553,8 @@ pub(super) const MESSAGE_KEYS: &[&str] = &[
     "traceback",
     // Kernel Memory's `{"noResult": true, "noResultReason": "Content moderation"}`.
     "noResultReason",
+    // Transcribo's `{"errorId": "invalid_request", "status": 400, "debugMessage": "..."}`.
+    "debugMessage",
     // Weblate's machine-translation answer in MyMemory's shape, `{"responseStatus": 500,
     // "responseDetails": "Blank assistant reply", "translations": []}`.
     "responseDetails",

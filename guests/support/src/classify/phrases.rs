@@ -405,6 +405,30 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
     {
         return true;
     }
+    // What was asked for not found in the upstream's answer ("Could not extract alt text from
+    // Gemini API response", an alt-text generator's 500): the answer lacked it.
+    if meaning::says_any(
+        text,
+        &[
+            "could not extract",
+            "unable to extract",
+            "failed to extract",
+        ],
+    ) && meaning::says_any(
+        text,
+        &[
+            "from gemini api response",
+            "api response",
+            "from the response",
+            "from response",
+            "from ai response",
+            "from model response",
+            "from llm response",
+        ],
+    ) && !meaning::says_any(text, &["json", "parse", "format"])
+    {
+        return true;
+    }
     // Nothing made of what was asked ("Query 'total revenue by month' didn't produce any SQL.",
     // Metabot's 400), a blank reply ("Blank assistant reply", Weblate's OpenAI backend), no
     // results found in the upstream's answer ("No results found from Anthropic API response.").
@@ -506,12 +530,24 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
                         "received" | "extracted" | "returned" | "generated" | "produced"
                     )
                 }))
-            // "returned an empty final response" (AI Power): one word between.
+            // "returned an empty final response" (AI Power): one word between. ("Empty AI
+            // response", Lot Rocket and AI Productivity Hub.)
             || (words[i] == "empty"
                 && words.get(i + 2).is_some_and(|w| {
                     matches!(*w, "response" | "answer" | "completion" | "output" | "result")
                 })
-                && next.is_some_and(|w| matches!(w, "final" | "model" | "whole" | "streamed")))
+                && next.is_some_and(|w| {
+                    matches!(w, "final" | "model" | "whole" | "streamed" | "ai" | "llm")
+                }))
+            // "No text content in AI response" (dave.io): nothing of the answer in the answer.
+            || (words[i] == "no"
+                && next.is_some_and(|w| ANSWER.contains(&w))
+                && (i + 2..(i + 5).min(words.len())).any(|j| {
+                    words[j] == "in"
+                        && words[j + 1..(j + 4).min(words.len())]
+                            .iter()
+                            .any(|w| matches!(*w, "response" | "answer" | "completion" | "output"))
+                }))
             // "Task marked completed but has no result." (Ai2 ScholarQA): the answer that came.
             || (matches!(words[i], "has" | "have")
                 && next == Some("no")
@@ -519,8 +555,13 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
                     matches!(*w, "result" | "response" | "answer" | "completion")
                 }))
             // "returned no content", "produced no assistant message" (gptme), "generated no text".
+            // (Not a file's: "'policy.pdf' produced no readable text. The file may be scanned" is
+            // the upload's, the request's.)
             || (matches!(words[i], "returned" | "produced" | "generated")
                 && next == Some("no")
+                && !words[i.saturating_sub(4)..i]
+                    .iter()
+                    .any(|w| matches!(*w, "pdf" | "file" | "document" | "upload" | "docx"))
                 && words[i + 2..(i + 4).min(words.len())]
                     .iter()
                     .any(|w| ANSWER.contains(w)))
@@ -668,6 +709,8 @@ pub(super) fn says_parameter_missing(text: &str) -> bool {
         "model",
         "messages",
         "prompt",
+        // "Missing objection/input" (Lot Rocket's 200).
+        "input",
     ];
     let words = meaning::words(text);
     words.iter().enumerate().any(|(i, w)| {

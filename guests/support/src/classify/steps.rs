@@ -384,8 +384,14 @@ pub(super) fn by_server_side_words(said: &Said) -> Option<FailureCode> {
     // configuration error", "AI service configuration error. Please contact an administrator to
     // set up the OpenAI API key.") it is the credential's: read with the wording, below.
     let configuration_broken = says(&["configuration error"]) && !names_a_key(text);
+    // A part of the server never set up ("RAG system not initialized. Please try again later."
+    // under a 503; "Registry not initialized"): nothing loaded to serve, whatever the status.
+    // (MCP's "Server not initialized" is the client's handshake not made: the request's.)
+    let never_set_up =
+        says(&["not initialized", "not initialised"]) && !says(&["server not initialized"]);
     if says(SERVICE_FAILURE_WORDING)
         || configuration_broken
+        || never_set_up
         || says_status_internal(text)
         || says_no_backends_found(text)
         || says_upstream_answer_broken(text)
@@ -464,6 +470,17 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
                 codes::INVALID_REQUEST
             },
         );
+    }
+    // A sign-in the feature needs ("You must be logged in to use the daily planner.", AI
+    // Productivity Hub's 401): the caller's credential, whatever else the words name ("daily").
+    if says(&[
+        "must be logged in",
+        "need to be logged in",
+        "must log in",
+        "please log in",
+        "not logged in",
+    ]) {
+        return Some(codes::AUTH);
     }
     // No credential set at all ("No API key set for provider: openai. Please add a provider key
     // in your settings or add credits ..."): nothing was billed or refused for money, whatever

@@ -359,6 +359,10 @@ pub(super) const AUTH_WORDING: &[&str] = &[
     // credential, not its other settings (a bare "configuration error" is the server's).
     "key configuration error",
     "key configuration issue",
+    // "OpenRouter API key not available" (dave.io under a 503): no key to call with.
+    "api key not available",
+    "api key is not available",
+    "api_key not available",
     // "OpenAI API key is not set. Check your environment variables." (Chartbrew).
     "api key is not set",
     "api key not set",
