@@ -986,9 +986,17 @@ impl Decoder {
         // service is currently experiencing high demand and both providers are rate-limited.
         // ...", "thread_id": ..., "citations": []}`): that failure. A longer text is an answer
         // this adapter does not read, whatever it says.
-        let assistant = values
-            .iter()
-            .filter_map(|v| v.pointer("/message/content").and_then(Value::as_str));
+        // (Or the message itself, top-level: FEBChat's `{"id": ..., "content": "No response from
+        // model", "role": "assistant"}`.)
+        let assistant = values.iter().filter_map(|v| {
+            v.pointer("/message/content")
+                .or_else(|| {
+                    (v.get("role").and_then(Value::as_str) == Some("assistant"))
+                        .then(|| v.get("content"))
+                        .flatten()
+                })
+                .and_then(Value::as_str)
+        });
         let app = values.iter().filter_map(|v| {
             ["response", "answer", "reply"]
                 .iter()
@@ -1018,6 +1026,25 @@ impl Decoder {
         // later"}`. The body is no completion either way; a meaning its words name says more
         // than "unparseable", and a long text (past `ERROR_REPORT_CHARS`) is read as none. A chat
         // message inside (an object with a `role`) is an answer, whatever it says: not read.
+        // A stand-in answer with the reason it stands in (LeafScan AI's canned diagnosis beside
+        // `"demoReason": "API key blocked or invalid"`): the failure the reason names.
+        let by_stand_in_reason = values
+            .iter()
+            .filter_map(Value::as_object)
+            .flat_map(|o| {
+                [
+                    "demoReason",
+                    "demo_reason",
+                    "fallbackReason",
+                    "fallback_reason",
+                ]
+                .iter()
+                .filter_map(|k| o.get(*k).and_then(Value::as_str))
+            })
+            .find_map(|said| failure_named_by_words(said, |v| classify_in_band(v, &self.head)));
+        if by_stand_in_reason.is_some() {
+            return by_stand_in_reason;
+        }
         // A flag set true whose name says a failure (Quadratic's assistant message with empty
         // content beside `"exceededBillingLimit": true`): the failure its name's words name.
         let by_flag = || {
@@ -1170,6 +1197,12 @@ impl Decoder {
             return None;
         }
         let said = longest_words(v, 0)?;
+        // An `error` of its own beside the longest words says what happened too ("Request
+        // timeout - server overloaded" beside "The server queue was full for too long.").
+        let said = match o.get("error").and_then(Value::as_str).map(str::trim) {
+            Some(error) if !error.is_empty() && !said.contains(error) => format!("{error}: {said}"),
+            _ => said,
+        };
         let code = o
             .get("code")
             .and_then(Value::as_u64)

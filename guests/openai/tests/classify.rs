@@ -3949,6 +3949,50 @@ fn deeper_envelopes_german_wordings_and_ai_not_configured() {
             r#"{"errorId":"invalid_request","status":400,"debugMessage":"Transcript is too long. Maximum length is 128000 characters."}"#,
             "CONTEXT_WINDOW_EXCEEDED",
         ),
+        // Rails' validation errors under a 422 whose message only restates the status; files too
+        // large; a model with no provider; a model's answer that did not come.
+        (
+            422,
+            r#"{"errors":{"user_question":["Personal data has been detected in your question. Please remove it and try asking again."]},"message":"Unprocessable content"}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            400,
+            r#"{"non_field_errors":"The attached files are too large to work with"}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            500,
+            r#"{"success":false,"error":"Playlist selection failed: No provider found for model: example/unknown-model"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            500,
+            r#"{"code":"OLLAMA_PARSE_ERROR","message":"No response from Ollama"}"#,
+            "EMPTY_RESPONSE",
+        ),
+        // A key required, credentials not found, concurrent jobs at their cap.
+        (
+            500,
+            r#"{"success":false,"error":{"type":"extraction_failed","message":"OpenAI requires an API key (llm.apiKey)"}}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"status":"failed","error":"OpenAI credentials not found for the authenticated user.","result":null}"#,
+            "AUTH",
+        ),
+        (
+            429,
+            r#"{"error":"Maximum concurrent jobs (3) exceeded. Try again later."}"#,
+            "RATE_LIMITED",
+        ),
+        // A configuration error with no key named stays the server's.
+        (
+            500,
+            r#"{"error":"Server configuration error"}"#,
+            "SERVER_ERROR",
+        ),
         // German.
         (
             502,

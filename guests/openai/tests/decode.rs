@@ -1534,6 +1534,44 @@ fn a_flag_named_for_a_failure_a_blank_reply_and_an_answer_that_is_a_failed_start
         "application/json",
     );
     assert_eq!(failure_code(&chunks), "SERVER_ERROR");
+    // An app's own answer shape whose words say the failure: an answer not found in time, a
+    // guideline that held it back, a queue full until the wait ran out, the model's answer that
+    // did not come (a top-level assistant message), a stand-in answer with the reason.
+    let said = |message: &str| {
+        ok(&format!(
+            r#"{{"id":"3f2c","created_at":"2025-03-04T10:15:30Z","message":"{message}"}}"#
+        ))
+    };
+    assert_eq!(
+        said(
+            "Sorry, I experienced a technical error and I could not find an answer in time. Please try again."
+        ),
+        "TIMEOUT"
+    );
+    assert_eq!(
+        said(
+            "I generated an answer to your question, but it does not meet the GOV.UK Chat content guidelines."
+        ),
+        "CONTENT_FILTER"
+    );
+    assert_eq!(
+        ok(
+            r#"{"status":"error","error":"Request timeout - server overloaded","message":"The server queue was full for too long. Please try again later."}"#
+        ),
+        "TIMEOUT"
+    );
+    assert_eq!(
+        ok(
+            r#"{"id":"7d1e","content":"No response from model","role":"assistant","createdAt":"2025-03-04T10:15:30.000Z"}"#
+        ),
+        "EMPTY_RESPONSE"
+    );
+    assert_eq!(
+        ok(
+            r#"{"success":true,"diagnosis":{"cropType":"Tomato"},"isDemo":true,"demoReason":"API key blocked or invalid"}"#
+        ),
+        "AUTH"
+    );
     // An assistant message its app marked as failed in its metadata.
     assert_eq!(
         ok(

@@ -300,6 +300,11 @@ pub fn says_too_slow(text: &str) -> bool {
         &[
             "took too long",
             "taking too long",
+            // "I could not find an answer in time." (GOV.UK Chat), "did not respond in time".
+            "an answer in time",
+            "a response in time",
+            "respond in time",
+            "answer in time",
             "too long to respond",
             "too long to complete",
             "timed-out",
@@ -1545,9 +1550,6 @@ const INPUT_WORDS: &[&str] = &[
     "conversation",
     "sequence",
     "history",
-    // "Transcript is too long. Maximum length is 128000 characters." (Transcribo's summariser).
-    "transcript",
-    "document",
 ];
 
 /// Whether the words name a budget per minute or per second as the one hit: "per minute", "per
@@ -1860,6 +1862,9 @@ const LONG_SUBJECTS: &[&str] = &[
     "documents",
     "resume",
     "transcript",
+    // Files given as the input ("The attached files are too large to work with", Redbox: their
+    // tokens over the model's context).
+    "attached files",
 ];
 /// A schema validator's upper bound on a length (Bedrock's, AWS's): it needs one of
 /// [`LONG_SUBJECTS`]. A lower bound ("must have length greater than or equal to 1") is an empty

@@ -107,6 +107,22 @@ impl ErrorInfo {
                     // vLLM's `{"object": "error", "message": ...}`, FastAPI's `{"detail": ...}`.
                     _ => info.read_fields(o),
                 }
+                // Rails' validation errors, `{"errors": {"user_question": ["Personal data has been
+                // detected in your question. ..."]}, "message": "Unprocessable content"}`: the first
+                // field's first message says what happened, where the message only restates the
+                // status.
+                if info.message.as_deref().is_none_or(|m| {
+                    let m = m.trim().to_ascii_lowercase();
+                    // (RFC 9110 renamed 422's phrase "Unprocessable Content".)
+                    names_a_reason_phrase(&m) || m == "unprocessable content"
+                }) && let Some((field, said)) = o
+                    .get("errors")
+                    .and_then(Value::as_object)
+                    .and_then(|errors| errors.iter().next())
+                    .and_then(|(field, said)| Some((field, words_of(said)?)))
+                {
+                    info.message = Some(clip(&format!("{field}: {said}"), MESSAGE_CHARS));
+                }
                 // Frappe's (and so ERPNext's) `{"exc_type": "ValidationError", "_server_messages":
                 // "[\"{\\\"message\\\": \\\"...\\\"}\"]"}`: a JSON string of a list of JSON
                 // strings, each a message object; the first message is the error's.

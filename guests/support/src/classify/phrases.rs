@@ -443,6 +443,18 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
             "returned an empty",
             // "No choices in OpenRouter response" (10xCards).
             "no choices in",
+            // "No response from model" (FEBChat's assistant message, OpenLLM's 400), "No response
+            // from Ollama" (AIDJ): the model's answer did not come. From a server it is the
+            // server's.
+            "no response from model",
+            "no response from the model",
+            "no response from llm",
+            "no response from the llm",
+            "no response from ai",
+            "no response from the ai",
+            "no response from ollama",
+            "no response from openai",
+            "no response from gemini",
             "blank assistant reply",
             "blank reply",
             "blank response",
@@ -1032,6 +1044,8 @@ pub(super) fn says_model_not_offered(text: &str) -> bool {
     if [
         "unknown model",
         "no such model",
+        // "No provider found for model: example/unknown-model" (DJForge's router).
+        "no provider found for model",
         "model not found",
         "model_not_found",
         // "Unsupported model: [gpt-4o], support [ERNIE-4.5-21B-A3B-Paddle] or default".

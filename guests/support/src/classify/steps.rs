@@ -670,6 +670,24 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     if status.is_some_and(|s| (400..500).contains(&s)) && says(WAITED_OUT) {
         return Some(codes::OVERLOADED);
     }
+    // A queue that stayed full until the wait ran out ("Request timeout - server overloaded. The
+    // server queue was full for too long.", a scraper's 200): the wait in a queue ran out, which
+    // the judgements read as TIMEOUT, before the full queue below.
+    // (So is a time-out named first, with overload as its cause: "Request timeout - server
+    // overloaded", "LLM request timed out. The service may be overloaded.")
+    let first_clause = text
+        .trim_start()
+        .split(['-', '.', ':', ';'])
+        .next()
+        .unwrap_or("");
+    let timed_out_first = ["timeout", "timed out", "time-out"]
+        .iter()
+        .any(|t| first_clause.contains(t));
+    if (text.contains("queue") && text.contains("for too long") && says(&["timeout", "timed out"]))
+        || (timed_out_first && says(&["overloaded"]))
+    {
+        return Some(codes::TIMEOUT);
+    }
     // A queue full or over its limit is the servers without room, under any status; so are its
     // threads all taken.
     if meaning::says_queue_full(text) || meaning::says_threads_taken(text) {

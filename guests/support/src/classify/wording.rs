@@ -251,6 +251,16 @@ pub(super) const VALIDATION_WORDING: &[&str] = &[
     "properly formatted",
 ];
 pub(super) const CONTENT_WORDING: &[&str] = &[
+    // An answer held back by a service's own rules ("... it does not meet the GOV.UK Chat content
+    // guidelines."), a question refused for the personal data in it ("Personal data has been
+    // detected in your question."), a refusal that asks for another question ("I cannot answer
+    // that. Please try asking something else.", its jailbreak guard).
+    "content guidelines",
+    "personal data has been detected",
+    "personal data detected",
+    "personal information has been detected",
+    "personal information detected",
+    "try asking something else",
     // A guard plugin's verdict (IBM's MCP Context Forge: "Plugin Violation: Detected categories:
     // self_harm", its code `HARMFUL_CONTENT`).
     "plugin violation",
@@ -359,6 +369,17 @@ pub(super) const AUTH_WORDING: &[&str] = &[
     // credential, not its other settings (a bare "configuration error" is the server's).
     "key configuration error",
     "key configuration issue",
+    // A key blocked ("API key blocked or invalid", LeafScan AI's reason for a stand-in answer;
+    // Google's `API_KEY_SERVICE_BLOCKED`): refused as a credential.
+    "api key blocked",
+    "api key is blocked",
+    "api_key_service_blocked",
+    // "OpenAI requires an API key (llm.apiKey)" (WebPeel); "OpenAI credentials not found for the
+    // authenticated user." (an agentic scraper's job).
+    "requires an api key",
+    "requires api key",
+    "credentials not found",
+    "credential not found",
     // "OpenRouter API key not available" (dave.io under a 503): no key to call with.
     "api key not available",
     "api key is not available",
@@ -534,6 +555,9 @@ pub(super) const RATE_WORDING: &[&str] = &[
     "too many concurrent",
     // "Many concurrent requests, ... Please retry." (Atoma), "maximum concurrent requests".
     "concurrent requests",
+    // "Maximum concurrent jobs (3) exceeded. Try again later." (Supacrawl).
+    "concurrent jobs",
+    "concurrent tasks",
     "concurrency limit",
     // Requests or messages sent too often ("Your message sending frequency exceeds the frequency
     // specified by the system. Please try again later.", BotSharp; "requests too frequent").
