@@ -218,7 +218,28 @@ fn marked_refused(v: &Value) -> bool {
             flag.as_bool() == Some(true) && matches!(key, "refusal" | "refused" | "blocked")
         })
     });
+    // Or its answer typed as a refusal (a Hindu-scripture chatbot's `{"response": "I'm really
+    // sorry you're feeling this way. ...", "type": "safety"}` and its out-of-domain `"type":
+    // "decline"`): the app's own verdict on what it answered.
+    let typed = v.as_object().is_some_and(|o| {
+        ["response", "answer", "reply"]
+            .iter()
+            .any(|k| o.get(*k).is_some_and(Value::is_string))
+            && o.get("type").and_then(Value::as_str).is_some_and(|t| {
+                matches!(
+                    t.trim().to_ascii_lowercase().as_str(),
+                    "safety"
+                        | "decline"
+                        | "declined"
+                        | "refusal"
+                        | "refused"
+                        | "blocked"
+                        | "moderation"
+                )
+            })
+    });
     flagged
+        || typed
         || ["safety", "moderation"].iter().any(|k| {
             v.get(*k).and_then(Value::as_object).is_some_and(|verdict| {
                 verdict.values().filter_map(Value::as_str).any(|said| {

@@ -3993,6 +3993,61 @@ fn deeper_envelopes_german_wordings_and_ai_not_configured() {
             r#"{"error":"Server configuration error"}"#,
             "SERVER_ERROR",
         ),
+        // With a key named it is the credential's, under a 503 too.
+        (
+            503,
+            r#"{"error":"AI service configuration error. Please check API key."}"#,
+            "AUTH",
+        ),
+        // A generic rate error whose message names a month; without a period the rate stands.
+        (
+            429,
+            r#"{"error":"Rate limit exceeded","message":"Monthly usage limit exceeded","limit":1000,"current":1000}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error":"Rate limit exceeded","message":"Free model usage limit reached. Please try again later or upgrade to a paid model."}"#,
+            "RATE_LIMITED",
+        ),
+        // FastAPI's detail object with its error as a code.
+        (
+            429,
+            r#"{"detail":{"error":"quota_exceeded","message":"오늘의 무료 체험 질문 수(3개)를 모두 사용하셨습니다.","used":3,"limit":3}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // An input capped in characters; too many to fit in one response; failed every attempt;
+        // every provider failed; an unknown question; no response from a model by its name.
+        (
+            400,
+            r#"{"code": -1, "message": "Custom questions are limited to 5000 characters"}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            503,
+            r#"{"detail":"The answer requires too many verses to fit in one response. Please try asking a more specific question."}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            503,
+            r#"{"detail":"Failed to generate trivia question after 3 attempts"}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            429,
+            r#"{"detail":{"error":"All LLM providers failed","message":"All configured LLM providers failed to generate a response."}}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            400,
+            r#"{"code": -1, "message": "Unknown Ask AI question"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            500,
+            r#"{"error":"No response from Mistral"}"#,
+            "EMPTY_RESPONSE",
+        ),
         // German.
         (
             502,

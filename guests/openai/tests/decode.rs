@@ -1572,6 +1572,16 @@ fn a_flag_named_for_a_failure_a_blank_reply_and_an_answer_that_is_a_failed_start
         ),
         "AUTH"
     );
+    // An app's answer typed as a refusal or a decline; typed as an answer it is none.
+    assert_eq!(
+        ok(
+            r#"{"response":"Dear seeker, I'm specifically designed to discuss the Bhagavad Gita. Your question appears to be outside my area of knowledge.","type":"decline","sources":[]}"#
+        ),
+        "CONTENT_FILTER"
+    );
+    assert_read_in_no_shape(
+        r#"{"response":"Dharma is the duty one owes. It is described at length in the Gita, and the commentaries differ on it.","type":"answer","sources":[]}"#,
+    );
     // An assistant message its app marked as failed in its metadata.
     assert_eq!(
         ok(

@@ -115,11 +115,17 @@ pub fn says_context_overflow(text: &str) -> bool {
         || says_any(text, &["content is too long", "content too long", "contents are too long"])
         // "Cannot run completion on text this long" (Wagtail AI): the input, this long.
         || says_any(text, &["text this long", "input this long", "prompt this long", "message this long"])
+        // "The answer requires too many verses to fit in one response." (a Bible Q&A, when the
+        // model stopped for length with nothing written).
+        || says(&["to fit in one response", "to fit in a single response"])
         // "Your files have too much content for this model".
         || says(&["too much content", "too much text", "too much input"])
         // The prompt's tokens said to be limited ("The number of prompt tokens for free accounts
         // is limited to 4096"): the request over it is what was refused.
         || (says(&["prompt tokens", "input tokens"]) && says(&["limited to", "is limited"]))
+        // An input's characters capped ("Custom questions are limited to 5000 characters",
+        // NewsBlur's Ask AI): only a shorter one can succeed.
+        || (says(&["limited to"]) && says(&[" characters", " chars"]) && says(LONG_SUBJECTS))
         // A schema validator's length constraint, broken by the input itself ("Malformed input
         // request: expected maxLength: 42000, actual: 46735"; "Value at 'body' failed to satisfy
         // constraint: Member must have length less than or equal to 25000000"). The same
@@ -1046,6 +1052,10 @@ pub fn says_allowance_spent(text: &str) -> bool {
             || says(OFFER_ENDED)
             || says_trial_over(text)
             || says_subscription_lapsed(text)
+            // Korean: a day's or a free allowance all used ("오늘의 무료 체험 질문 수(3개)를 모두
+            // 사용하셨습니다": today's free trial questions all used, Buddha Korea's 429).
+            || (says(&["모두 사용", "모두 소진", "한도를 초과", "한도 초과"])
+                && says(&["오늘", "하루", "일일", "이번 달", "월간", "무료"]))
             || says_plan_lacks(text)
             || says_used_up(text)
             // A count of requests that has run out ("Convex OPENAI_API_TOKEN has no requests
@@ -1169,6 +1179,12 @@ fn says_subscription_lapsed(text: &str) -> bool {
                 )
             })
     })
+}
+
+/// Whether the words name a budget of an hour or longer ("monthly", "per day", "this week"):
+/// the period that says a limit is a quota.
+pub fn names_a_long_budget(text: &str) -> bool {
+    says_any(text, LONG_BUDGETS) && !says_any(text, SHORT_BUDGETS)
 }
 
 /// A rate limiter's rule named by its period of a day ("ruleName": "rpd", "tpd"), or a quota of

@@ -76,7 +76,18 @@ impl ErrorInfo {
                         // (And a message for people: Nextcloud Assistant's `{"error":
                         // "task_failed_or_canceled", "userFacingErrorMessage": "OpenAI API error:
                         // Invalid API key ..."}`.)
-                        let beside: &[&str] = if class_name || one_word {
+                        // (And beside a generic limit error whose message names a budget of a
+                        // day or longer: a Bible chat's `{"error": "Rate limit exceeded",
+                        // "message": "Monthly usage limit exceeded"}`, the message's period saying
+                        // which limit it was. Without a period the error's rate stands.)
+                        let generic_limit =
+                            matches!(
+                                lower.trim_end_matches(['.', '!']),
+                                "rate limit exceeded" | "limit exceeded" | "quota exceeded"
+                            ) && o.get("message").and_then(Value::as_str).is_some_and(|m| {
+                                meaning::names_a_long_budget(&crate::text::normalize(m))
+                            });
+                        let beside: &[&str] = if class_name || one_word || generic_limit {
                             &[
                                 "detail",
                                 "message",
@@ -306,6 +317,14 @@ impl ErrorInfo {
                 self.message = Some(clip(&m, MESSAGE_CHARS));
             }
             self.read_labels(detail);
+            // (Its `error` as a code, one word: Buddha Korea's `{"detail": {"error":
+            // "quota_exceeded", "message": "..."}}`.)
+            if let Some(code) = detail.get("error").and_then(Value::as_str)
+                && !code.trim().is_empty()
+                && !code.trim().contains(char::is_whitespace)
+            {
+                self.labels.push(code.trim().to_ascii_lowercase());
+            }
         }
         // FastAPI's (Pydantic's) validation list, `{"detail": [{"type": "string_too_long", "loc":
         // ["body", "input"], "msg": "String should have at most 2048 characters", "input":

@@ -455,6 +455,12 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
             "no response from ollama",
             "no response from openai",
             "no response from gemini",
+            // ("No response from Mistral", TechPulse RSS AI.)
+            "no response from mistral",
+            "no response from claude",
+            "no response from anthropic",
+            "no response from groq",
+            "no response from deepseek",
             "blank assistant reply",
             "blank reply",
             "blank response",
@@ -817,6 +823,25 @@ pub(super) fn says_model_or_named_part_not_configured(text: &str) -> bool {
         .iter()
         .any(|w| matches!(*w, "model" | "models" | "embedding" | "embeddings"))
         || text[..at].matches(['\'', '"', '`']).count() >= 2
+}
+
+/// A failure after every try, and nothing said of why ("Failed to generate trivia question after
+/// 3 attempts", a Bible Q&A's 503): the server's own failure, retried already, not its capacity.
+/// With the last error's words beside it ("... Last error: You exceeded your current quota",
+/// "upstream error 429") those say what failed.
+pub(super) fn says_failed_after_attempts(text: &str) -> bool {
+    let words = meaning::words(text);
+    !words
+        .iter()
+        .any(|w| matches!(*w, "error" | "upstream") || w.parse::<u16>().is_ok_and(|n| n >= 400))
+        && words
+            .iter()
+            .any(|w| matches!(*w, "failed" | "fail" | "failure"))
+        && (2..words.len()).any(|i| {
+            matches!(words[i], "attempts" | "tries" | "retries")
+                && words[i - 1].parse::<u32>().is_ok()
+                && words[i - 2] == "after"
+        })
 }
 
 /// Whether the words name a key or another credential ("API Key", "apikey", "token"), or a key
@@ -1347,6 +1372,15 @@ pub(super) fn says_unknown_request_part(text: &str) -> bool {
         "preset",
         "template",
     ];
+    // (Or the part the last word, a few words after "unknown": "Unknown Ask AI question",
+    // NewsBlur.)
+    let words = meaning::words(text);
+    if let Some(last) = words.last()
+        && matches!(*last, "question" | "command" | "action" | "task")
+        && words[words.len().saturating_sub(4)..words.len() - 1].contains(&"unknown")
+    {
+        return true;
+    }
     text.match_indices("unknown ").any(|(at, lead)| {
         let rest = &text[at + lead.len()..];
         PARTS.iter().any(|part| {

@@ -392,6 +392,7 @@ pub(super) fn by_server_side_words(said: &Said) -> Option<FailureCode> {
     if says(SERVICE_FAILURE_WORDING)
         || configuration_broken
         || never_set_up
+        || says_failed_after_attempts(text)
         || says_status_internal(text)
         || says_no_backends_found(text)
         || says_upstream_answer_broken(text)
@@ -539,7 +540,10 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     if says_operation_not_for_model(text) {
         return Some(codes::INVALID_REQUEST);
     }
+    // (A configuration error with a key named: "AI service configuration error. Please check API
+    // key.", AyatBits under a 503.)
     if says(AUTH_WORDING)
+        || (says(&["configuration error"]) && names_a_key(text))
         || says_not_enabled_for_caller(text)
         || says_credential_invalid(text)
         || says_credential_expired_zh(text)

@@ -109,6 +109,16 @@ pub(super) const SERVICE_FAILURE_WORDING: &[&str] = &[
     "for maintenance",
     // The engine failing mid-generation ("Inference error: Could not decode next token").
     "decode next token",
+    // Generation failed every try ("Failed to generate trivia question after 3 attempts" under a
+    // 503; "Failed to generate schema after all attempts"): the server's own failure, not
+    // capacity.
+    "after all attempts",
+    "attempts failed",
+    // Every upstream failed ("All LLM providers failed" under a 429, "All providers failed"): the
+    // server's, as tuning judges it.
+    "all providers failed",
+    "all llm providers failed",
+    "all configured llm providers failed",
     // The call to the model not even started ("Error: Failed to create AI stream", Apache
     // Answer's whole answer when its client could not open the upstream's stream).
     "failed to create ai stream",
