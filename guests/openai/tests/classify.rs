@@ -959,7 +959,8 @@ fn words_naming_another_meaning_outrank_a_rate_label_plans_sizes_and_refused_cli
             r#"{"error":{"message":"High traffic detected. For a more stable experience, upgrade to our Plus plan"}}"#,
             "OVERLOADED",
         ),
-        // The size of the request over a limit is an overflow; another thing's size is not.
+        // The size of the request, or of a file or an image it carries, over a limit is an
+        // overflow (the judgement since round 76: only a smaller request can succeed).
         (
             400,
             r#"{"error":{"message":"total message size 2100954 exceeds limit 2097152"}}"#,
@@ -973,7 +974,7 @@ fn words_naming_another_meaning_outrank_a_rate_label_plans_sizes_and_refused_cli
         (
             400,
             r#"{"error":{"message":"image file size exceeds the limit of 20 MB"}}"#,
-            "INVALID_REQUEST",
+            "CONTEXT_WINDOW_EXCEEDED",
         ),
         // The caller refused for who it is; a parameter that "only allows" values is invalid.
         (
@@ -4046,6 +4047,58 @@ fn deeper_envelopes_german_wordings_and_ai_not_configured() {
         (
             500,
             r#"{"error":"No response from Mistral"}"#,
+            "EMPTY_RESPONSE",
+        ),
+        // Codes of meaning beside plain words; a topic refused; sizes capped in bytes.
+        (
+            400,
+            r#"{"success":false,"error":{"code":"CONTENT_FLAGGED","message":"Let's keep this safe for everyone. Please try a different topic!"}}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            200,
+            r#"{"message":"That topic can't be handled. Please ask about another area."}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            400,
+            r#"{"success":false,"error":{"code":"IMAGE_TOO_LARGE","message":"Image must be under 5MB"}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            400,
+            r#"{"error":"File size must not exceed 50MB"}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            400,
+            r#"{"details":"Please upload a smaller image (max 4MB).","error":"Image too large"}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        // A key's label under `errorType`; Japanese and Dutch wordings.
+        (
+            400,
+            r#"{"error":"Please provide your Gemini API key.","errorType":"api_key"}"#,
+            "AUTH",
+        ),
+        (
+            429,
+            r#"{"code":"LIMIT_REACHED","message":"本日のパーソナル占いの回数上限に達しました。"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            400,
+            r#"{"code":"QUESTION_TOO_LONG","message":"質問は200文字以内で入力してください。"}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            503,
+            r#"{"error":"ai_unavailable","message":"AI Bio Generator is tijdelijk niet beschikbaar (API-sleutel ontbreekt)."}"#,
+            "AUTH",
+        ),
+        (
+            502,
+            r#"{"error":"no_variants","message":"De AI leverde geen bruikbare varianten."}"#,
             "EMPTY_RESPONSE",
         ),
         // German.

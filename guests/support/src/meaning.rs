@@ -118,6 +118,11 @@ pub fn says_context_overflow(text: &str) -> bool {
         // "The answer requires too many verses to fit in one response." (a Bible Q&A, when the
         // model stopped for length with nothing written).
         || says(&["to fit in one response", "to fit in a single response"])
+        // A file's or an image's size capped in bytes ("Image must be under 5MB", "File size must
+        // not exceed 50MB"): only a smaller request can succeed, as a 413 says.
+        || says_size_capped(text)
+        // Japanese: enter within N characters ("質問は200文字以内で入力してください", AI Tarot Chat).
+        || (says(&["文字以内"]) && says(&["入力", "質問"]))
         // "Your files have too much content for this model".
         || says(&["too much content", "too much text", "too much input"])
         // The prompt's tokens said to be limited ("The number of prompt tokens for free accounts
@@ -1052,6 +1057,9 @@ pub fn says_allowance_spent(text: &str) -> bool {
             || says(OFFER_ENDED)
             || says_trial_over(text)
             || says_subscription_lapsed(text)
+            // Japanese: today's count at its cap ("本日のパーソナル占いの回数上限に達しました", AI Tarot
+            // Chat's 429).
+            || (says(&["本日", "今日", "1日の", "一日の"]) && says(&["上限に達しました", "上限に達し"]))
             // Korean: a day's or a free allowance all used ("오늘의 무료 체험 질문 수(3개)를 모두
             // 사용하셨습니다": today's free trial questions all used, Buddha Korea's 429).
             || (says(&["모두 사용", "모두 소진", "한도를 초과", "한도 초과"])
@@ -1179,6 +1187,46 @@ fn says_subscription_lapsed(text: &str) -> bool {
                 )
             })
     })
+}
+
+/// See [`says_context_overflow`]: a size in bytes ("5MB", "50 mb", "10485760 bytes") named as the
+/// cap of a file, an image or an upload ("must be under", "must not exceed", "exceeds").
+fn says_size_capped(text: &str) -> bool {
+    let subject = says_any(
+        text,
+        &[
+            "file",
+            "image",
+            "upload",
+            "attachment",
+            "audio",
+            "video",
+            "pdf",
+            "photo",
+        ],
+    );
+    let capped = says_any(
+        text,
+        &[
+            "must be under",
+            "must not exceed",
+            "must be smaller than",
+            "must be less than",
+            "exceeds",
+            "too large",
+            "a smaller",
+        ],
+    );
+    let words = words(text);
+    let sized = words.iter().enumerate().any(|(i, w)| {
+        let unit = |u: &str| matches!(u, "mb" | "kb" | "gb" | "bytes");
+        w.strip_suffix("mb")
+            .or_else(|| w.strip_suffix("kb"))
+            .or_else(|| w.strip_suffix("gb"))
+            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+            || (w.chars().all(|c| c.is_ascii_digit()) && words.get(i + 1).is_some_and(|u| unit(u)))
+    });
+    subject && capped && sized
 }
 
 /// Whether the words name a budget of an hour or longer ("monthly", "per day", "this week"):
@@ -2172,10 +2220,22 @@ mod tests {
             "Please reduce the request rate",
             "Rate limit reached for requests",
             "Invalid API key provided",
-            // Another thing's size.
-            "image file size exceeds the limit of 20 MB",
+            // A size that names no file, image or upload the request carries.
+            "model weights exceed 20 GB of GPU memory",
         ] {
             assert!(!overflow(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn a_file_or_an_image_over_a_size_in_bytes_is_an_overflow() {
+        for s in [
+            "image file size exceeds the limit of 20 MB",
+            "Image must be under 5MB",
+            "File size must not exceed 50MB",
+            "Image too large. Please upload a smaller image (max 4MB).",
+        ] {
+            assert!(overflow(s), "{s}");
         }
     }
 

@@ -97,7 +97,7 @@ impl ErrorInfo {
                                 "technicalDetails",
                             ]
                         } else {
-                            &["detail", "technicalDetails"]
+                            &["detail", "details", "technicalDetails"]
                         };
                         for key in beside {
                             if let Some(said) = o.get(*key).and_then(words_of)
@@ -489,6 +489,9 @@ impl ErrorInfo {
             "code",
             "status",
             "error_type",
+            // AlmondSpark's `{"error": "Please provide your Gemini API key.", "errorType":
+            // "api_key"}`.
+            "errorType",
             "error_code",
             "errorCode",
             // Apigee: `"detail": {"errorcode": "policies.ratelimit.QuotaViolation"}`.

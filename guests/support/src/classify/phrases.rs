@@ -501,6 +501,11 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
         // German: no draft or answer delivered, an empty answer ("Der KI-Anbieter hat keinen
         // Entwurf geliefert", FreeScout's AI Assist).
         "keinen entwurf",
+        // Dutch: delivered no usable variants, no answer ("De AI leverde geen bruikbare
+        // varianten.", DatingAssistent).
+        "leverde geen",
+        "geen antwoord",
+        "leeg antwoord",
         "keine antwort",
         "leere antwort",
         "kein ergebnis",

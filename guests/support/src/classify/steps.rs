@@ -175,6 +175,8 @@ pub(super) fn by_labels(said: &Said) -> Option<FailureCode> {
             // A vendor's code for what it judged unsafe ("system_unsafe": the system prompt).
             || l.contains("unsafe")
             || l.contains("moderation")
+            // Meme Factory's `CONTENT_FLAGGED`, `GENERATED_CONTENT_FLAGGED`.
+            || l.contains("content_flagged")
     }) {
         return Some(codes::CONTENT_FILTER);
     }

@@ -271,6 +271,14 @@ pub(super) const CONTENT_WORDING: &[&str] = &[
     "personal information has been detected",
     "personal information detected",
     "try asking something else",
+    // A topic refused ("Let's keep this safe for everyone. Please try a different topic!", Meme
+    // Factory; "That topic can't be handled. Please ask about another area.", Saju Astro Chat).
+    "try a different topic",
+    "ask about another area",
+    "topic can't be handled",
+    "topic cannot be handled",
+    "couldn't generate safe content",
+    "could not generate safe content",
     // A guard plugin's verdict (IBM's MCP Context Forge: "Plugin Violation: Detected categories:
     // self_harm", its code `HARMFUL_CONTENT`).
     "plugin violation",
@@ -390,6 +398,10 @@ pub(super) const AUTH_WORDING: &[&str] = &[
     "requires api key",
     "credentials not found",
     "credential not found",
+    // Dutch: the API key missing ("AI Bio Generator is tijdelijk niet beschikbaar
+    // (API-sleutel ontbreekt)", DatingAssistent under a 503).
+    "api-sleutel ontbreekt",
+    "sleutel ontbreekt",
     // "OpenRouter API key not available" (dave.io under a 503): no key to call with.
     "api key not available",
     "api key is not available",
