@@ -4101,6 +4101,79 @@ fn deeper_envelopes_german_wordings_and_ai_not_configured() {
             r#"{"error":"no_variants","message":"De AI leverde geen bruikbare varianten."}"#,
             "EMPTY_RESPONSE",
         ),
+        // A generic "... failed" beside the message that says what; details beside a class name.
+        (
+            500,
+            r#"{"error":"Analysis failed","message":"AI execution timeout after 30000ms"}"#,
+            "TIMEOUT",
+        ),
+        (
+            500,
+            r#"{"error":"Analysis failed","message":"AI execution mode requires AI configuration (provider, model, and API key)"}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"error":"Configuration error","details":"HUGGINGFACE_API_KEY is not configured. Please add it to your .env.local file."}"#,
+            "AUTH",
+        ),
+        // Keys not set up, under 503s and beside "not initialized".
+        (
+            503,
+            r#"{"error":"AI service is not properly configured. Please contact support."}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"error":"Failed to generate letter","details":"Mistral client not initialized - MISTRAL_API_KEY is not set"}"#,
+            "AUTH",
+        ),
+        (
+            503,
+            r#"{"error":{"code":"AI_SERVICE_ERROR","message":"GOOGLE_API_KEY (from database settings or environment) is required"},"success":false}"#,
+            "AUTH",
+        ),
+        (
+            503,
+            r#"{"success":false,"error":"TTP extraction is disabled on this deployment"}"#,
+            "INVALID_REQUEST",
+        ),
+        // An upstream's answer under a 400; a free trial exhausted; a vague wait of minutes.
+        (
+            400,
+            r#"{"error":"OpenAI API returned status 429"}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            400,
+            r#"{"error":"Invalid OpenAI API response: missing content"}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            403,
+            r#"{"error":"Free trial exhausted","code":"FREE_CALL_LIMIT_REACHED","free_trial_remaining":0}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error":"API Quota Exceeded","details":"You have exceeded your Gemini API free tier quota. Please wait a few minutes and try again, or upgrade your plan."}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            500,
+            r#"{"error":"No analysis result received"}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            200,
+            r#"{"success":false,"error":"Endast bildfiler stöds för kvittoanalys. Ladda upp en bild (PNG, JPG, etc.)"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            400,
+            r#"{"error":"Validation failed","details":{"formErrors":[],"fieldErrors":{"image":["Image data must be 10MB or less"]}}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
         // German.
         (
             502,

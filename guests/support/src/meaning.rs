@@ -1111,7 +1111,7 @@ fn says_trial_over(text: &str) -> bool {
         words[i] == "trial"
             && words[i + 1..(i + 7).min(words.len())]
                 .iter()
-                .any(|w| matches!(*w, "expired" | "ended"))
+                .any(|w| matches!(*w, "expired" | "ended" | "exhausted" | "over"))
     })
 }
 
@@ -1215,6 +1215,8 @@ fn says_size_capped(text: &str) -> bool {
             "exceeds",
             "too large",
             "a smaller",
+            "or less",
+            "or smaller",
         ],
     );
     let words = words(text);
@@ -1535,8 +1537,23 @@ pub fn retry_horizon_ms(text: &str) -> Option<u64> {
     ];
     LEADS.iter().find_map(|lead| {
         let start = text.find(lead)? + lead.len();
-        duration_ms(&text[start..])
+        duration_ms(&text[start..]).or_else(|| vague_duration_ms(&text[start..]))
     })
+}
+
+/// A wait said without a number ("wait a few minutes", "try again in a moment"): minutes at most,
+/// well under [`QUOTA_HORIZON_MS`].
+fn vague_duration_ms(rest: &str) -> Option<u64> {
+    [
+        ("a few seconds", 5_000),
+        ("a few minutes", 180_000),
+        ("a couple of minutes", 120_000),
+        ("a minute", 60_000),
+        ("a moment", 30_000),
+    ]
+    .iter()
+    .find(|(said, _)| rest.starts_with(said))
+    .map(|(_, ms)| *ms)
 }
 
 /// Whether a completion is the silent overflow: the provider ended it at its length limit (finish

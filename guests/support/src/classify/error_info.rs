@@ -62,8 +62,12 @@ impl ErrorInfo {
                         // (Or a wrapper's class of a few words: Chatbot Ollama's `{"error": "Ollama
                         // Error", "message": "model \"llama3\" not found, ..."}`.)
                         let few_words = lower.split_whitespace().count() <= 3;
+                        // (Or a few words that only say something failed: PhishLogic's `{"error":
+                        // "Analysis failed", "message": "AI execution timeout after 30000ms"}`.)
                         let class_name = (few_words
-                            && (lower.ends_with("error") || lower.ends_with("exception")))
+                            && (lower.ends_with("error")
+                                || lower.ends_with("exception")
+                                || lower.trim_end_matches(['.', '!']).ends_with(" failed")))
                             || names_a_reason_phrase(&lower);
                         if let Some(words) = crate::text::words_of_a_code(s) {
                             info.extra.push(' ');
@@ -95,6 +99,9 @@ impl ErrorInfo {
                                 "userFacingErrorMessage",
                                 "user_message",
                                 "technicalDetails",
+                                // InvoiceFlow's `{"error": "Configuration error", "details":
+                                // "HUGGINGFACE_API_KEY is not configured. ..."}`.
+                                "details",
                             ]
                         } else {
                             &["detail", "details", "technicalDetails"]
@@ -106,6 +113,20 @@ impl ErrorInfo {
                                 info.extra.push(' ');
                                 info.extra.push_str(&clip(&said, MESSAGE_CHARS));
                             }
+                        }
+                        // Zod's flattened errors beside a generic one (FiskAI's `{"error":
+                        // "Validation failed", "details": {"formErrors": [], "fieldErrors":
+                        // {"image": ["Image data must be 10MB or less"]}}}`): the first field's.
+                        if let Some((field, said)) = o
+                            .get("details")
+                            .and_then(|d| d.get("fieldErrors"))
+                            .and_then(Value::as_object)
+                            .and_then(|errors| errors.iter().next())
+                            .and_then(|(field, said)| Some((field, words_of(said)?)))
+                        {
+                            info.extra.push(' ');
+                            info.extra
+                                .push_str(&clip(&format!("{field}: {said}"), MESSAGE_CHARS));
                         }
                         // A validator's list beside a generic error (OmniOps' `{"error": "Invalid
                         // request format", "details": [{"code": "too_big", "message": "String must

@@ -303,6 +303,9 @@ fn upstream_status_named(text: &str, status: Option<u16>) -> Option<(u16, String
     let outer = match status {
         None => 0,
         Some(s) if s >= 500 || matches!(s, 422 | 424 | 429) => s,
+        // (Under a 400 only when the words say an upstream returned it: "OpenAI API returned
+        // status 429", ScamBuster's wrapper of every upstream failure.)
+        Some(400) if text.contains("returned status") || text.contains("api returned") => 400,
         Some(_) => return None,
     };
     // A fallback that failed after the upstream's answer ("status 429: err fallback request

@@ -443,6 +443,11 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
             "returned an empty",
             // "No choices in OpenRouter response" (10xCards).
             "no choices in",
+            // "Invalid OpenAI API response: missing content" (ScamBuster).
+            "response: missing content",
+            "response missing content",
+            // "No analysis result received" (DocMagic).
+            "result received",
             // "No response from model" (FEBChat's assistant message, OpenLLM's 400), "No response
             // from Ollama" (AIDJ): the model's answer did not come. From a server it is the
             // server's.
@@ -772,6 +777,10 @@ pub(super) fn says_id_or_parameter_required(text: &str) -> bool {
 /// is not configured.", "embedding model not configured", "model provider or apikey not
 /// configure!").
 pub(super) fn says_ai_not_configured(text: &str) -> bool {
+    // ("AI service is not properly configured. Please contact support.", DocMagic's 503.)
+    let text = &text
+        .replace("not properly configured", "not configured")
+        .replace("not correctly configured", "not configured");
     // (Or its configuration not set or not found: "AI configuration is not set" (Teable), "No
     // AI configuration found" (Recommendarr).)
     // Chinese: "AI 服务未配置" (the AI service not configured, a NodeBB plugin's 503).
@@ -784,6 +793,11 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
     if meaning::says_any(
         text,
         &[
+            // Asked as a requirement: "AI execution mode requires AI configuration (provider,
+            // model, and API key)" (PhishLogic).
+            "requires ai configuration",
+            "requires an ai configuration",
+            "requires llm configuration",
             // Asked as a remedy: "Please configure an AI provider in settings first." (Leantime).
             "configure an ai provider",
             "configure ai provider",
@@ -934,7 +948,10 @@ pub(super) fn says_no_credential(text: &str) -> bool {
                 || words[i.saturating_sub(6)..i].contains(&"configure")
                 // ("Please contact an administrator to set up the OpenAI API key.", ProsumeAI.)
                 || words[i.saturating_sub(6)..i].windows(2).any(|p| p == ["set", "up"])
-                || (w.ends_with("_api_key") && words[i.saturating_sub(4)..i].contains(&"set")))
+                || (w.ends_with("_api_key") && words[i.saturating_sub(4)..i].contains(&"set"))
+                // ("GOOGLE_API_KEY (from database settings or environment) is required",
+                // Banana Slides: the variable's words may come between.)
+                || (w.ends_with("_api_key") && words[i + 1..].contains(&"required")))
     })
     || words.iter().enumerate().any(|(i, w)| {
         matches!(*w, "key" | "keys") && words[i.saturating_sub(6)..i].contains(&"configure")
@@ -1274,7 +1291,18 @@ pub(super) fn says_capability_not_enabled(text: &str) -> bool {
             })
             && !for_a_caller(&words[i + 2..(i + 6).min(words.len())])
     });
-    capability || disabled_for_content
+    // (Or disabled where it runs: "TTP extraction is disabled on this deployment", ScamBuster's
+    // 503.)
+    let disabled_here = meaning::says_any(
+        text,
+        &[
+            "is disabled on this deployment",
+            "is disabled on this server",
+            "is disabled on this instance",
+            "are disabled on this deployment",
+        ],
+    );
+    capability || disabled_for_content || disabled_here
 }
 
 /// Something the request should carry said not to have been given ("No message UID was

@@ -389,8 +389,11 @@ pub(super) fn by_server_side_words(said: &Said) -> Option<FailureCode> {
     // A part of the server never set up ("RAG system not initialized. Please try again later."
     // under a 503; "Registry not initialized"): nothing loaded to serve, whatever the status.
     // (MCP's "Server not initialized" is the client's handshake not made: the request's.)
-    let never_set_up =
-        says(&["not initialized", "not initialised"]) && !says(&["server not initialized"]);
+    // (With a key named, the key is why: "Mistral client not initialized - MISTRAL_API_KEY is
+    // not set", read with the wording below.)
+    let never_set_up = says(&["not initialized", "not initialised"])
+        && !says(&["server not initialized"])
+        && !names_a_key(text);
     if says(SERVICE_FAILURE_WORDING)
         || configuration_broken
         || never_set_up

@@ -61,6 +61,10 @@ pub(super) const RATE_LABELS: &[&str] = &[
 pub(super) const WAITED_OUT: &[&str] = &["timed out waiting for", "timeout waiting for"];
 /// The request could not be read or did not validate.
 pub(super) const INPUT_REJECTED_WORDING: &[&str] = &[
+    // Swedish: only image files are supported, not supported ("Endast bildfiler stöds för
+    // kvittoanalys.", Kvitty's 200).
+    "endast bildfiler",
+    "stöds inte",
     "validation error",
     // German: the request invalid ("Anfrage ungueltig", FreeScout's AI Assist).
     "anfrage ungültig",
