@@ -4174,6 +4174,69 @@ fn deeper_envelopes_german_wordings_and_ai_not_configured() {
             r#"{"error":"Validation failed","details":{"formErrors":[],"fieldErrors":{"image":["Image data must be 10MB or less"]}}}"#,
             "CONTEXT_WINDOW_EXCEEDED",
         ),
+        // An AI not set up, in more words; keys registered nowhere or of the wrong form.
+        (
+            400,
+            r#"{"error":"GenAI is not configured. Please configure a GenAI provider in your Frigate config."}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"success":false,"message":"GenAI must be configured to use this feature."}"#,
+            "AUTH",
+        ),
+        (
+            503,
+            r#"{"error":"Daily reporter disabled (AI not enabled)"}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"detail":"AI analysis failed: No AI providers configured. Please add an API key in Settings."}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"message":"No OpenAI API key registered","code":"BAD_REQUEST"}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"message":"API key must be a string","code":"BAD_REQUEST"}"#,
+            "AUTH",
+        ),
+        // A step that failed under a 5xx; a limiter's check that failed under a 5xx, not a 429.
+        (
+            503,
+            r#"{"error":"Report generation failed"}"#,
+            "SERVER_ERROR",
+        ),
+        (400, r#"{"error":"Validation failed"}"#, "INVALID_REQUEST"),
+        (
+            503,
+            r#"{"error": "Rate limit check failed"}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            429,
+            r#"{"error": "Rate limit check failed: policy violation (request_limited)"}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            502,
+            r#"{"error":"llm_error","detail":"Empty content in Ollama response"}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            501,
+            r#"{"error":"backend_mismatch","detail":"current backend lacks eval primitives"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            400,
+            r#"{"error":"Submission blocked due to policy violations","violations":["Potential sensitive/personal data detected"]}"#,
+            "CONTENT_FILTER",
+        ),
         // German.
         (
             502,

@@ -443,6 +443,8 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
             "returned an empty",
             // "No choices in OpenRouter response" (10xCards).
             "no choices in",
+            // "Empty content in Ollama response" (Robot Buddy).
+            "empty content in",
             // "Invalid OpenAI API response: missing content" (ScamBuster).
             "response: missing content",
             "response missing content",
@@ -793,6 +795,19 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
     if meaning::says_any(
         text,
         &[
+            // "GenAI must be configured to use this feature." (Frigate); "No AI providers
+            // configured. Please add an API key" (ArgusAI); "AI not enabled" (a Frigate event
+            // buffer's 503): the AI as a whole, not set up.
+            "genai must be configured",
+            "ai must be configured",
+            "ai provider must be configured",
+            "no ai providers configured",
+            "no ai provider configured",
+            "no llm providers configured",
+            "no llm provider configured",
+            "ai not enabled",
+            "ai is not enabled",
+            "genai is not enabled",
             // Asked as a requirement: "AI execution mode requires AI configuration (provider,
             // model, and API key)" (PhishLogic).
             "requires ai configuration",
@@ -819,7 +834,14 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
             && words[i.saturating_sub(5)..i - 1].iter().any(|w| {
                 matches!(
                     *w,
-                    "ai" | "llm" | "provider" | "client" | "model" | "apikey" | "key" | "openai"
+                    "ai" | "genai"
+                        | "llm"
+                        | "provider"
+                        | "client"
+                        | "model"
+                        | "apikey"
+                        | "key"
+                        | "openai"
                 )
             })
     })
@@ -916,6 +938,8 @@ pub(super) fn says_no_credential(text: &str) -> bool {
         "set",
         "configured",
         "provided",
+        // "No OpenAI API key registered" (Diagrammaton).
+        "registered",
         "gesetzt",
         "gefunden",
     ];

@@ -386,6 +386,10 @@ pub(super) fn by_server_side_words(said: &Said) -> Option<FailureCode> {
     // configuration error", "AI service configuration error. Please contact an administrator to
     // set up the OpenAI API key.") it is the credential's: read with the wording, below.
     let configuration_broken = says(&["configuration error"]) && !names_a_key(text);
+    // A check of the server's own that failed, under its own 5xx ("Rate limit check failed",
+    // tldraw's 503): the limiter broke, no limit was hit. (Under a 429 the check is the limit's:
+    // Bifrost's "Rate limit check failed: policy violation (request_limited)".)
+    let check_broken = said.server_status && says(&["limit check failed", "quota check failed"]);
     // A part of the server never set up ("RAG system not initialized. Please try again later."
     // under a 503; "Registry not initialized"): nothing loaded to serve, whatever the status.
     // (MCP's "Server not initialized" is the client's handshake not made: the request's.)
@@ -396,6 +400,7 @@ pub(super) fn by_server_side_words(said: &Said) -> Option<FailureCode> {
         && !names_a_key(text);
     if says(SERVICE_FAILURE_WORDING)
         || configuration_broken
+        || check_broken
         || never_set_up
         || says_failed_after_attempts(text)
         || says_status_internal(text)
@@ -847,6 +852,16 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
         "didn't respond with the correct",
         "did not respond with the correct",
     ]) {
+        return Some(codes::SERVER_ERROR);
+    }
+    // (So is a short statement that only says a step failed, "Report generation failed" under a
+    // Frigate event buffer's 503: every meaning a word could name was read above.)
+    // Under the server's own 5xx or in band: under a 4xx the status says whose failure it was.
+    let short_failure = text.trim().trim_end_matches(['.', '!']);
+    if (server_status || status.is_none())
+        && short_failure.ends_with(" failed")
+        && short_failure.split_whitespace().count() <= 4
+    {
         return Some(codes::SERVER_ERROR);
     }
     None

@@ -61,6 +61,10 @@ pub(super) const RATE_LABELS: &[&str] = &[
 pub(super) const WAITED_OUT: &[&str] = &["timed out waiting for", "timeout waiting for"];
 /// The request could not be read or did not validate.
 pub(super) const INPUT_REJECTED_WORDING: &[&str] = &[
+    // A backend that lacks what the request asks ("current backend lacks eval primitives",
+    // Robot Buddy's 501).
+    "backend lacks",
+    "lacks support for",
     // Swedish: only image files are supported, not supported ("Endast bildfiler stöds för
     // kvittoanalys.", Kvitty's 200).
     "endast bildfiler",
@@ -278,6 +282,9 @@ pub(super) const CONTENT_WORDING: &[&str] = &[
     // A topic refused ("Let's keep this safe for everyone. Please try a different topic!", Meme
     // Factory; "That topic can't be handled. Please ask about another area.", Saju Astro Chat).
     "try a different topic",
+    // "Submission blocked due to policy violations" (an academic-journal reviewer's guardrail).
+    "due to policy violation",
+    "blocked due to policy",
     "ask about another area",
     "topic can't be handled",
     "topic cannot be handled",
@@ -396,6 +403,9 @@ pub(super) const AUTH_WORDING: &[&str] = &[
     "api key blocked",
     "api key is blocked",
     "api_key_service_blocked",
+    // A key of the wrong form ("API key must be a string", Diagrammaton's 400): the credential
+    // given is no credential.
+    "api key must be",
     // "OpenAI requires an API key (llm.apiKey)" (WebPeel); "OpenAI credentials not found for the
     // authenticated user." (an agentic scraper's job).
     "requires an api key",
