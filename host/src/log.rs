@@ -8,7 +8,8 @@
 //!
 //! One writer per session: a [`FileLog`] holds an exclusive lock on its file (`flock`, through
 //! std's `File::try_lock`) for as long as it lives, so a second process that tries to write the same
-//! session gets an error instead of interleaving lines. Readers never modify a file and never take
+//! session gets an error instead of interleaving lines (after [`WRITER_GRACE`], which outlasts a
+//! copy of the descriptor held for an instant by a child being spawned). Readers never modify a file and never take
 //! the lock except for the instant needed to tell a line being written from a torn one.
 //!
 //! The tail of a file is whatever follows the last valid event: blank lines, a line torn by a crash
@@ -750,10 +751,23 @@ fn read_all(file: &mut File, id: &str) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// Takes a session's exclusive lock without waiting for another writer. Readers hold the lock shared
-/// for an instant (see [`FileStore::read`]); those are waited out, a writer is an error at once.
+/// How long a writer's lock is waited for before the session is called busy: a descriptor of the
+/// file copied into a child process between its fork and its exec (any thread of this process
+/// spawning a command) holds the lock until the exec, and a writer that just ended may not have let
+/// go yet. Both are gone within milliseconds; a live writer is still there after this.
+const WRITER_GRACE: Duration = Duration::from_secs(1);
+
+/// Takes a session's exclusive lock. Readers hold the lock shared for an instant (see
+/// [`FileStore::read`]); those are waited out, and a writer's lock for [`WRITER_GRACE`], after which
+/// the session is someone else's and that is an error.
 fn lock_for_writing(file: &File, id: &str, path: &Path) -> Result<()> {
-    match try_write_lock(file, path)? {
+    let grace = Instant::now() + WRITER_GRACE;
+    let mut held = try_write_lock(file, path)?;
+    while matches!(held, WriteLock::HeldByWriter) && Instant::now() < grace {
+        std::thread::sleep(Duration::from_millis(10));
+        held = try_write_lock(file, path)?;
+    }
+    match held {
         WriteLock::Taken => Ok(()),
         WriteLock::HeldByWriter => bail!(
             "session '{id}' is being written by another dsh-host process (it holds the lock on \
@@ -1115,6 +1129,29 @@ mod tests {
         let (log, read) = store.reopen("s").unwrap();
         assert_eq!(read.events.len(), 1);
         release.join().unwrap();
+        drop(log);
+    }
+
+    #[test]
+    fn a_writer_lock_let_go_within_the_grace_is_taken_a_held_one_is_refused() {
+        let (_tmp, store) = store_with(&format!("{EVENT_1}\n"));
+        // A copy of the writer's descriptor that lives a moment longer than the writer, as one
+        // inherited by a child between its fork and its exec does.
+        let copy = std::fs::File::open(store.file_of("s")).unwrap();
+        copy.lock().unwrap();
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            copy.unlock().unwrap();
+        });
+        let (log, read) = store.reopen("s").unwrap();
+        assert_eq!(read.events.len(), 1);
+        release.join().unwrap();
+        // A writer still there after the grace is someone else's: refused, after the grace.
+        let started = Instant::now();
+        let other = FileStore::open(_tmp.path()).unwrap();
+        let err = other.reopen("s").err().unwrap().to_string();
+        assert!(err.contains("another dsh-host process"), "{err}");
+        assert!(started.elapsed() >= WRITER_GRACE, "{:?}", started.elapsed());
         drop(log);
     }
 
