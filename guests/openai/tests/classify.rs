@@ -4237,6 +4237,38 @@ fn deeper_envelopes_german_wordings_and_ai_not_configured() {
             r#"{"error":"Submission blocked due to policy violations","violations":["Potential sensitive/personal data detected"]}"#,
             "CONTENT_FILTER",
         ),
+        // A service "is unavailable" is capacity, under a 500 too; "is not available", not set up.
+        (
+            500,
+            r#"{"detail":"AI service is unavailable."}"#,
+            "OVERLOADED",
+        ),
+        (
+            503,
+            r#"{"detail":"Service is not available"}"#,
+            "SERVER_ERROR",
+        ),
+        // What the request carries, required or invalid, under a catch-all 500.
+        (
+            500,
+            r#"{"success":false,"message":"YAML content is required"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            500,
+            r#"{"success":false,"message":"query is invalid"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            503,
+            r#"{"error":"Vector search index not configured","message":"Please create the vector search index."}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            429,
+            r#"{"error":"Limite diário de extrações atingido","limit":10,"used":10}"#,
+            "QUOTA_EXCEEDED",
+        ),
         // German.
         (
             502,

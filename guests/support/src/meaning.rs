@@ -1782,6 +1782,10 @@ const OVERLOAD_WORDING: &[&str] = &[
     "engines are unavailable",
     "model is unavailable",
     "model is currently unavailable",
+    // "AI service is unavailable." (Keep's 500), as "AI service unavailable" already was; a 4xx
+    // reads it first as the server's side (see `by_server_side_words`).
+    "service is unavailable",
+    "service is currently unavailable",
     // "The AI provider is temporarily unavailable. Please try again in a few minutes.": 503's
     // meaning in words (a model "temporarily unavailable" while it scales up, too).
     "temporarily unavailable",
@@ -2153,6 +2157,13 @@ const LONG_BUDGETS: &[&str] = &[
     "limit of week",
     "limit of month",
     "per 24 hours",
+    // Portuguese and Spanish: daily, monthly ("Limite diário de extrações atingido", HoraMed's 429).
+    "diário",
+    "diária",
+    "diario",
+    "diaria",
+    "mensal",
+    "mensual",
 ];
 
 #[cfg(test)]

@@ -769,6 +769,12 @@ pub(super) fn says_id_or_parameter_required(text: &str) -> bool {
                         | "field"
                         | "fields"
                         | "argument"
+                        // What the request carries ("YAML content is required", Karpor's
+                        // catch-all 500).
+                        | "content"
+                        | "query"
+                        | "prompt"
+                        | "input"
                 )
             })
     })

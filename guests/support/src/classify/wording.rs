@@ -61,6 +61,10 @@ pub(super) const RATE_LABELS: &[&str] = &[
 pub(super) const WAITED_OUT: &[&str] = &["timed out waiting for", "timeout waiting for"];
 /// The request could not be read or did not validate.
 pub(super) const INPUT_REJECTED_WORDING: &[&str] = &[
+    // The request's query or input judged invalid ("query is invalid", Karpor's catch-all 500).
+    "query is invalid",
+    "input is invalid",
+    "prompt is invalid",
     // A backend that lacks what the request asks ("current backend lacks eval primitives",
     // Robot Buddy's 501).
     "backend lacks",
@@ -117,6 +121,11 @@ pub(super) const SERVICE_FAILURE_WORDING: &[&str] = &[
     "for maintenance",
     // The engine failing mid-generation ("Inference error: Could not decode next token").
     "decode next token",
+    // A part of the server's setup missing ("Vector search index not configured" under
+    // Fairward's 503): the server's, not its capacity.
+    "index not configured",
+    "vector store not configured",
+    "database not configured",
     // Generation failed every try ("Failed to generate trivia question after 3 attempts" under a
     // 503; "Failed to generate schema after all attempts"): the server's own failure, not
     // capacity.
