@@ -1063,9 +1063,6 @@ impl Decoder {
                 .filter_map(|k| o.get(*k).and_then(Value::as_str))
             })
             .find_map(|said| failure_named_by_words(said, |v| classify_in_band(v, &self.head)));
-        if by_stand_in_reason.is_some() {
-            return by_stand_in_reason;
-        }
         // A flag set true whose name says a failure (Quadratic's assistant message with empty
         // content beside `"exceededBillingLimit": true`): the failure its name's words name.
         let by_flag = || {
@@ -1079,10 +1076,13 @@ impl Decoder {
                     failure_named_by_words(&words, |v| classify_in_band(v, &self.head))
                 })
         };
-        by_finish_reason.or_else(by_flag).or_else(|| {
-            UnreadWords::of_json_outside_messages(values)
-                .failure(|v| classify_in_band(v, &self.head))
-        })
+        by_stand_in_reason
+            .or(by_finish_reason)
+            .or_else(by_flag)
+            .or_else(|| {
+                UnreadWords::of_json_outside_messages(values)
+                    .failure(|v| classify_in_band(v, &self.head))
+            })
     }
 
     /// The failure the first of `sentences` that is a status sentence (at most

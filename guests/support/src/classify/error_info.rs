@@ -117,16 +117,11 @@ impl ErrorInfo {
                         // Zod's flattened errors beside a generic one (FiskAI's `{"error":
                         // "Validation failed", "details": {"formErrors": [], "fieldErrors":
                         // {"image": ["Image data must be 10MB or less"]}}}`): the first field's.
-                        if let Some((field, said)) = o
-                            .get("details")
-                            .and_then(|d| d.get("fieldErrors"))
-                            .and_then(Value::as_object)
-                            .and_then(|errors| errors.iter().next())
-                            .and_then(|(field, said)| Some((field, words_of(said)?)))
+                        if let Some(first) =
+                            first_field_message(o.get("details").and_then(|d| d.get("fieldErrors")))
                         {
                             info.extra.push(' ');
-                            info.extra
-                                .push_str(&clip(&format!("{field}: {said}"), MESSAGE_CHARS));
+                            info.extra.push_str(&first);
                         }
                         // A validator's list beside a generic error (OmniOps' `{"error": "Invalid
                         // request format", "details": [{"code": "too_big", "message": "String must
@@ -147,13 +142,9 @@ impl ErrorInfo {
                     let m = m.trim().to_ascii_lowercase();
                     // (RFC 9110 renamed 422's phrase "Unprocessable Content".)
                     names_a_reason_phrase(&m) || m == "unprocessable content"
-                }) && let Some((field, said)) = o
-                    .get("errors")
-                    .and_then(Value::as_object)
-                    .and_then(|errors| errors.iter().next())
-                    .and_then(|(field, said)| Some((field, words_of(said)?)))
+                }) && let Some(first) = first_field_message(o.get("errors"))
                 {
-                    info.message = Some(clip(&format!("{field}: {said}"), MESSAGE_CHARS));
+                    info.message = Some(first);
                 }
                 // Frappe's (and so ERPNext's) `{"exc_type": "ValidationError", "_server_messages":
                 // "[\"{\\\"message\\\": \\\"...\\\"}\"]"}`: a JSON string of a list of JSON
@@ -702,6 +693,16 @@ pub(super) fn words_of(v: &Value) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// The first field's message of a validator's errors by field (Rails' `{"user_question":
+/// ["..."]}`, Zod's `fieldErrors`), as "field: message"; `None` when `errors` is no such map.
+fn first_field_message(errors: Option<&Value>) -> Option<String> {
+    let (field, said) = errors?.as_object()?.iter().next()?;
+    Some(clip(
+        &format!("{field}: {}", words_of(said)?),
+        MESSAGE_CHARS,
+    ))
 }
 
 pub(super) fn string_of(v: &Value) -> Option<String> {

@@ -402,10 +402,8 @@ pub(super) const AUTH_WORDING: &[&str] = &[
     // "DAILY_API_KEY not configured on server" (Pipecat's runner): a key by its variable.
     "api_key not configured",
     "api_key is not configured",
-    // A key's configuration broken ("OpenAI API key configuration error. Please contact
-    // support.", ProsumeAI; "API key configuration error.", IELTS Write Better): the server's own
-    // credential, not its other settings (a bare "configuration error" is the server's).
-    "key configuration error",
+    // A key's configuration broken ("API key configuration issue"): the server's own credential.
+    // (A "configuration error" with a key named is read beside these, in `by_wording`.)
     "key configuration issue",
     // A key blocked ("API key blocked or invalid", LeafScan AI's reason for a stand-in answer;
     // Google's `API_KEY_SERVICE_BLOCKED`): refused as a credential.
