@@ -211,13 +211,16 @@ fn data_stream_error(text: &str) -> Option<String> {
 fn marked_refused(v: &Value) -> bool {
     // A flag of its own (code-tutor-ai's `{"answer": "I can only help with programming ...",
     // "isRefusal": true}`): `isRefusal`, `is_refused`, `blocked` set true.
-    let flagged = v.as_object().is_some_and(|o| {
-        o.iter().any(|(k, flag)| {
-            let key = k.to_ascii_lowercase().replace('_', "");
-            let key = key.strip_prefix("is").unwrap_or(&key);
-            flag.as_bool() == Some(true) && matches!(key, "refusal" | "refused" | "blocked")
+    let flag_set = |set: bool| {
+        v.as_object().is_some_and(|o| {
+            o.iter().any(|(k, flag)| {
+                let key = k.to_ascii_lowercase().replace('_', "");
+                let key = key.strip_prefix("is").unwrap_or(&key);
+                flag.as_bool() == Some(set) && matches!(key, "refusal" | "refused" | "blocked")
+            })
         })
-    });
+    };
+    let flagged = flag_set(true);
     // Or its answer typed as a refusal (a Hindu-scripture chatbot's `{"response": "I'm really
     // sorry you're feeling this way. ...", "type": "safety"}` and its out-of-domain `"type":
     // "decline"`): the app's own verdict on what it answered.
@@ -238,8 +241,21 @@ fn marked_refused(v: &Value) -> bool {
                 )
             })
     });
+    // Or its answer a decline of what lies outside the app's scope (a Frappe MCP server's
+    // `{"response": "I'm an ERPNext assistant specialized in helping you with your business data
+    // (...). For general questions or other topics, please use a general-purpose AI assistant.",
+    // "is_valid_data": false, ...}`): a body in no API's shape is no answer to deliver, and this
+    // one says the request was refused.
+    // (A flag of its own set false says otherwise, and is believed.)
+    let declined_off_topic = !flag_set(false) && v.as_object().is_some_and(|o| {
+        ["response", "answer", "reply"]
+            .iter()
+            .filter_map(|k| o.get(*k).and_then(Value::as_str))
+            .any(declines_as_off_topic)
+    });
     flagged
         || typed
+        || declined_off_topic
         || ["safety", "moderation"].iter().any(|k| {
             v.get(*k).and_then(Value::as_object).is_some_and(|verdict| {
                 verdict.values().filter_map(Value::as_str).any(|said| {
@@ -249,6 +265,27 @@ fn marked_refused(v: &Value) -> bool {
                 })
             })
         })
+}
+
+/// Whether an app's answer declines the request as outside what the app is for: it says it can
+/// only help with its own subject, or sends other topics elsewhere ("For general questions or
+/// other topics, please use a general-purpose AI assistant.").
+fn declines_as_off_topic(answer: &str) -> bool {
+    let answer = answer.to_lowercase().replace('’', "'");
+    [
+        "i can only help with",
+        "i can only assist with",
+        "i can only answer questions",
+        "i'm only able to help with",
+        "i am only able to help with",
+        "outside my scope",
+        "outside the scope of what i",
+        "for general questions or other topics",
+        "please use a general-purpose",
+        "please use a general purpose",
+    ]
+    .iter()
+    .any(|p| answer.contains(p))
 }
 
 /// A platform's success envelope (`code` that says success) whose `data` holds a reply under a
@@ -1203,9 +1240,12 @@ impl Decoder {
         // `{"mantella_reply_type": "error", "mantella_message": "..."}`).
         let marks_error = |o: &serde_json::Map<String, Value>| {
             o.iter().any(|(k, v)| {
-                let marker = k == "string"
-                    || k == "status"
-                    || k.ends_with("_type")
+                // (Or a kind the app sorted its answer into: an AI-managed restaurant's
+                // `{"message": "Restaurant not found", "intent": "error", ...}`.)
+                let marker = matches!(
+                    k.as_str(),
+                    "string" | "status" | "intent" | "kind" | "outcome" | "result" | "state"
+                ) || k.ends_with("_type")
                     || k.ends_with("_status");
                 marker && v.as_str().is_some_and(|v| v.eq_ignore_ascii_case("error"))
             })

@@ -4475,3 +4475,79 @@ fn a_failed_requests_response_keys_by_variable_sign_ins_and_capabilities_not_ena
         ),
     ]);
 }
+
+#[test]
+fn configurations_incomplete_services_not_configured_answers_unreadable_and_refusals_by_a_quota() {
+    assert_codes(&[
+        // A configuration incomplete: the key it names, else the server's own.
+        (
+            502,
+            r#"{"error":"Service configuration is incomplete: GROQ_API_KEY"}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"error":"Incomplete configuration: missing model path"}"#,
+            "SERVER_ERROR",
+        ),
+        // A service the server calls, not configured: its provider not set up; a part of its
+        // own setup is the server's.
+        (503, r#"{"detail":"Retell service not configured"}"#, "AUTH"),
+        (
+            503,
+            r#"{"error":"Vector search index not configured"}"#,
+            "SERVER_ERROR",
+        ),
+        // The answer unreadable: broken, not busy, whatever retry is offered; the request
+        // unreadable is the request's; a cause named beside it decides.
+        (
+            503,
+            r#"{"error":"Mint AI could not complete the assessment. Please try again in a moment.","details":"Failed to parse AI assessment response"}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            400,
+            r#"{"error":"Failed to parse request body"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            502,
+            r#"{"error":"Could not parse response content as the request was rejected by the content filter"}"#,
+            "CONTENT_FILTER",
+        ),
+        // Out for now because of a rate: the rate; because of demand: capacity.
+        (
+            503,
+            r#"{"error":"The AI service is temporarily unavailable due to rate limits. Please try again in a few minutes."}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            503,
+            r#"{"error":"The AI service is temporarily unavailable due to high demand. Please try again in a moment."}"#,
+            "OVERLOADED",
+        ),
+        // Refused by a quota: the quota, under any status; a per-minute one is a rate.
+        (
+            405,
+            r#"{"error": {"code": 405, "message": "Not allowed by AI quota"}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error":"Request blocked by quota: 60 requests per minute"}"#,
+            "RATE_LIMITED",
+        ),
+        // A provider named in quotes, not available: the request's choice; one not named is
+        // the server's.
+        (
+            500,
+            r#"{"error":"OCR processing failed: OCR provider 'claude' is not available. Please check the provider configuration and logs."}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            500,
+            r#"{"error":"OCR processing failed: the OCR provider is not available."}"#,
+            "SERVER_ERROR",
+        ),
+    ]);
+}

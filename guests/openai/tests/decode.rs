@@ -1436,6 +1436,30 @@ fn a_systems_limit_notice_a_camel_case_finish_and_a_refusal_flag_are_read() {
         "CONTENT_FILTER"
     );
     assert_read_in_no_shape(r#"{"answer":"Use a for loop.","isRefusal":false}"#);
+    // An app's answer that declines a topic outside its scope, with no flag: a refusal; the same
+    // words flagged false, or an answer that only names a subject, are not.
+    assert_eq!(
+        ok(
+            r#"{"data_quality":"not_applicable","is_valid_data":false,"response":"I'm an ERPNext assistant specialized in helping you with your business data. For general questions or other topics, please use a general-purpose AI assistant."}"#
+        ),
+        "CONTENT_FILTER"
+    );
+    assert_eq!(
+        ok(r#"{"reply":"Sorry, I can only help with questions about your orders."}"#),
+        "CONTENT_FILTER"
+    );
+    assert_read_in_no_shape(r#"{"answer":"I can only help with orders.","isRefusal":false}"#);
+    assert_read_in_no_shape(r#"{"answer":"Your orders ship on Monday; I can help with returns too."}"#);
+    // An app's answer sorted as an error by its intent: its words say what; a thing not found
+    // is what the request asked for, unless it is a part of the server's setup.
+    assert_eq!(
+        ok(r#"{"message":"Restaurant not found","intent":"error","order_id":null}"#),
+        "INVALID_REQUEST"
+    );
+    assert_eq!(
+        ok(r#"{"message":"Provider not found","intent":"error"}"#),
+        "SERVER_ERROR"
+    );
 }
 
 #[test]

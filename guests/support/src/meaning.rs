@@ -1357,7 +1357,17 @@ fn says_quota_ran_out(text: &str) -> bool {
             || *w == "budget_exceeded")
             && near.iter().any(|n| RAN_OUT.contains(n))
     });
-    (named && !says_any(text, SHORT_BUDGETS))
+    // Refused by a quota ("Not allowed by AI quota", the Gramps Web API's 405; "Request denied
+    // by ai quota check"): the quota is what stands in the way, whatever the status.
+    let refused_by_quota = (1..words.len()).any(|i| {
+        words[i] == "by"
+            && matches!(
+                words[i - 1],
+                "allowed" | "denied" | "blocked" | "refused" | "rejected" | "prevented"
+            )
+            && words[i + 1..(i + 3).min(words.len())].contains(&"quota")
+    });
+    ((named || refused_by_quota) && !says_any(text, SHORT_BUDGETS))
         // (达到额度限制: the quota's limit reached, chatgpt-mirai-qq-bot.)
         || says_any(
             text,

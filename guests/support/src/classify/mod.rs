@@ -481,6 +481,7 @@ fn in_band_fallback(said: &Said) -> FailureCode {
             || l.contains("badrequest")
             || l.contains("not_found")
     }) || says(VALIDATION_WORDING)
+        || says_something_not_found(said.text)
     {
         return codes::INVALID_REQUEST;
     }

@@ -366,7 +366,21 @@ pub(super) fn says_server_parts_missing(text: &str) -> bool {
 pub(super) fn says_upstream_answer_broken(text: &str) -> bool {
     const BROKEN: &[&str] = &["invalid", "malformed", "unexpected", "unparseable"];
     let words = meaning::words(text);
-    (0..words.len()).any(|i| {
+    // Or the answer could not be read ("Failed to parse AI assessment response" beside "Mint AI
+    // could not complete the assessment. Please try again in a moment." under Mintenance's 503):
+    // the answer came and was broken, not the servers too busy. Parsing the request ("Failed to
+    // parse request body") is the request's.
+    // (A cause named beside it decides: "Could not parse response content as the request was
+    // rejected by the content filter".)
+    let cause_named = meaning::says_any(text, &["because", "as the request", "due to"]);
+    let answer_unreadable = !cause_named && (1..words.len()).any(|i| {
+        words[i] == "parse"
+            && matches!(words[i - 1], "to" | "not" | "cannot")
+            && words[i + 1..(i + 5).min(words.len())]
+                .iter()
+                .any(|w| matches!(*w, "response" | "answer" | "reply" | "output"))
+    });
+    answer_unreadable || (0..words.len()).any(|i| {
         // ("Invalid API response format", osTicket's AI plugin: one word between.)
         words[i] == "response"
             && (words[i.saturating_sub(2)..i]
@@ -848,6 +862,11 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
                         | "apikey"
                         | "key"
                         | "openai"
+                        // A service the server calls, by its name ("Retell service not
+                        // configured", an AI-managed restaurant's 503): its provider not set
+                        // up. (A part of its own setup, an index or a database, is read first as
+                        // the server's: `SERVICE_FAILURE_WORDING`.)
+                        | "service"
                 )
             })
     })
@@ -1227,12 +1246,26 @@ pub(super) fn says_model_not_offered(text: &str) -> bool {
             // config for gpt-4o not found".)
             // (An agent, an assistant or a bot is the model where agent platforms serve them:
             // LocalAGI's "Agent not found" for the `model` asked.)
-            meaning::words(&before[from..]).iter().any(|w| {
-                matches!(
-                    *w,
-                    "model" | "deployment" | "agent" | "assistant" | "bot" | "chatbot" | "workflow"
-                )
-            })
+            // (A provider or an engine named in quotes is one the request chose: "OCR provider
+            // 'claude' is not available", PALA's 500; one not named is the server's own.)
+            let named_in_quotes = ["provider", "engine"].iter().any(|part| {
+                ["'", "\"", "`"]
+                    .iter()
+                    .any(|q| before[from..].contains(&format!("{part} {q}")))
+            });
+            named_in_quotes
+                || meaning::words(&before[from..]).iter().any(|w| {
+                    matches!(
+                        *w,
+                        "model"
+                            | "deployment"
+                            | "agent"
+                            | "assistant"
+                            | "bot"
+                            | "chatbot"
+                            | "workflow"
+                    )
+                })
         })
     })
 }
@@ -1368,6 +1401,11 @@ pub(super) fn says_nothing_given(text: &str) -> bool {
     })
 }
 
+/// Parts of a server's own setup: one of them not found is the server's failure, not the request's.
+const SERVER_SETUP_PARTS: &[&str] = &[
+    "provider", "backend", "service", "server", "endpoint", "route", "key",
+];
+
 /// A thing the request named, not found ("Error: Speaker Dave not found.", xtts-api-server's
 /// 500; "Agent not found"): the request's, whatever the status. A thing of the server's own
 /// setup ("provider openai not found", "backend service not found") is not this.
@@ -1393,12 +1431,23 @@ pub(super) fn says_named_thing_not_found(text: &str) -> bool {
                         | "collection"
                 )
             })
-            && !words[i.saturating_sub(4)..i - 1].iter().any(|w| {
-                matches!(
-                    *w,
-                    "provider" | "backend" | "service" | "server" | "endpoint" | "route" | "key"
-                )
-            })
+            && !words[i.saturating_sub(4)..i - 1]
+                .iter()
+                .any(|w| SERVER_SETUP_PARTS.contains(w))
+    })
+}
+
+/// Something not found, in band, that is not a part of the server's own setup ("Restaurant not
+/// found", an AI-managed restaurant's answer marked `"intent": "error"`): what the request asked
+/// for is not there, as "does not exist" says. ("provider not found", SiYuan's, is the server's.)
+pub(super) fn says_something_not_found(text: &str) -> bool {
+    let words = meaning::words(text);
+    (1..words.len()).any(|i| {
+        words[i] == "found"
+            && words[i - 1] == "not"
+            && !words[i.saturating_sub(4)..i - 1]
+                .iter()
+                .any(|w| SERVER_SETUP_PARTS.contains(w))
     })
 }
 

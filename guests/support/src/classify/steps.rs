@@ -385,7 +385,9 @@ pub(super) fn by_server_side_words(said: &Said) -> Option<FailureCode> {
     // 'model:' setting"): nothing the request did. With a key named ("OpenAI API key
     // configuration error", "AI service configuration error. Please contact an administrator to
     // set up the OpenAI API key.") it is the credential's: read with the wording, below.
-    let configuration_broken = says(&["configuration error"]) && !names_a_key(text);
+    // (Or said incomplete: "Service configuration is incomplete: GROQ_API_KEY", ConciergeFlow's
+    // 502, names the key that is missing.)
+    let configuration_broken = says(CONFIGURATION_BROKEN) && !names_a_key(text);
     // A check of the server's own that failed, under its own 5xx ("Rate limit check failed",
     // tldraw's 503): the limiter broke, no limit was hit. (Under a 429 the check is the limit's:
     // Bifrost's "Rate limit check failed: policy violation (request_limited)".)
@@ -551,9 +553,9 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
         return Some(codes::INVALID_REQUEST);
     }
     // (A configuration error with a key named: "AI service configuration error. Please check API
-    // key.", AyatBits under a 503.)
+    // key.", AyatBits under a 503; "Service configuration is incomplete: GROQ_API_KEY".)
     if says(AUTH_WORDING)
-        || (says(&["configuration error"]) && names_a_key(text))
+        || (says(CONFIGURATION_BROKEN) && names_a_key(text))
         || says_not_enabled_for_caller(text)
         || says_credential_invalid(text)
         || says_credential_expired_zh(text)
@@ -712,6 +714,18 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     // 500: its pool of accounts has none free). A label that says the server's error keeps the
     // status's meaning: Anthropic's 500 `api_error` "Overloaded" is a server error (the fixture
     // anthropic-500-api-error-overloaded). Other 5xx say more by their status (503, 504).
+    // Out for now with a rate named as the cause ("The AI service is temporarily unavailable due
+    // to rate limits. Please try again in a few minutes.", a Frappe MCP server's answer): the rate
+    // is why; the words of overload only say that the service is out meanwhile.
+    if says(&[
+        "due to rate limit",
+        "due to the rate limit",
+        "due to rate-limit",
+        "because of rate limit",
+        "because of the rate limit",
+    ]) {
+        return Some(codes::RATE_LIMITED);
+    }
     let labelled_server_error = label(&|l| {
         SERVER_LABELS.contains(&l) || l.contains("server_error") || l.contains("internal")
     });

@@ -236,6 +236,14 @@ pub(super) const SERVICE_FAILURE_WORDING: &[&str] = &[
     "all upstreams failed",
     "all backends failed",
 ];
+/// The server's own configuration said broken or incomplete: the server's failure, or, with a key
+/// named, the credential's (read in `by_server_side_words` and `by_wording`).
+pub(super) const CONFIGURATION_BROKEN: &[&str] = &[
+    "configuration error",
+    "configuration is incomplete",
+    "configuration incomplete",
+    "incomplete configuration",
+];
 /// An in-band error that says what is wrong with the request.
 pub(super) const VALIDATION_WORDING: &[&str] = &[
     // Chinese: cannot be empty (不能为空), not supported (不支持的文件格式: a file format), not
