@@ -1441,9 +1441,15 @@ impl Decoder {
     }
 }
 
-/// The longest text inside a value, four levels down at most; a string that is itself a JSON
-/// object gives its `message` (a Moodle plugin's `"result": "{\"message\": ...}"`).
+/// The longest words inside a value (a text with a space before one without), four levels down at
+/// most; a string that is itself a JSON object gives its `message` (a Moodle plugin's `"result":
+/// "{\"message\": ...}"`).
 fn longest_words(v: &Value, depth: usize) -> Option<String> {
+    // Words before tokens, then the longest: an id or a code is no message, however long (Jitsi
+    // Skynet's job `{"id": "3f1c2a9e-...:LOCAL", "result": "Job timed out", "status": "error"}`).
+    fn words_first(s: &String) -> (bool, usize) {
+        (s.trim().contains(char::is_whitespace), s.len())
+    }
     match v {
         Value::String(s) => match serde_json::from_str::<Value>(s) {
             Ok(Value::Object(inner)) => inner
@@ -1456,11 +1462,11 @@ fn longest_words(v: &Value, depth: usize) -> Option<String> {
         Value::Object(o) if depth < 4 => o
             .values()
             .filter_map(|v| longest_words(v, depth + 1))
-            .max_by_key(String::len),
+            .max_by_key(words_first),
         Value::Array(items) if depth < 4 => items
             .iter()
             .filter_map(|v| longest_words(v, depth + 1))
-            .max_by_key(String::len),
+            .max_by_key(words_first),
         _ => None,
     }
     .filter(|s| !s.trim().is_empty())

@@ -4551,3 +4551,77 @@ fn configurations_incomplete_services_not_configured_answers_unreadable_and_refu
         ),
     ]);
 }
+
+#[test]
+fn reasons_beside_codes_token_budgets_empty_answers_clients_missing_and_german_wordings() {
+    assert_codes(&[
+        // A code with its words under `reason`: the words decide.
+        (
+            503,
+            r#"{"error":"provider_unavailable","reason":"AI provider is not configured. Add an API key to enable chat responses."}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"error":"invalid_request","reason":"Text too long (max 8000 characters)"}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        // A token budget the prompt filled is the context; one of a day is a quota.
+        (
+            400,
+            r#"{"error":"token_budget_exceeded","reason":"No output tokens available for the given prompt and model.","modelContextLimit":131072,"promptTokens":131500}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error":"token_budget_exceeded","reason":"Your daily token budget is used up."}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // A provider's answer named empty; an empty request is the request's.
+        (
+            502,
+            r#"{"error":{"code":"PROVIDER_ERROR","message":"Empty OpenAI response"}}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (400, r#"{"error":"Empty request body"}"#, "INVALID_REQUEST"),
+        // A configuration missing: the token it names, else the server's.
+        (
+            503,
+            r#"{"error":{"code":"PROVIDER_ERROR","message":"IMMCAD backend configuration is missing for this deployment. Set IMMCAD_API_BASE_URL (https://...) and IMMCAD_API_BEARER_TOKEN."}}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"error":"Backend configuration is missing: DATABASE_URL"}"#,
+            "SERVER_ERROR",
+        ),
+        // A service not available because its AI is not set up: the credential's; not
+        // available alone, the server's.
+        (
+            503,
+            r#"{"error":"Summary service is not available (OpenRouter client not configured)"}"#,
+            "AUTH",
+        ),
+        (
+            503,
+            r#"{"error":"Summary service is not available"}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            400,
+            r#"{"message":"OpenAI client not available","status":"error"}"#,
+            "AUTH",
+        ),
+        // German: a policy violation found; heavy load.
+        (
+            500,
+            r#"{"detail":"Es wurde ein Richtlinienverstoß festgestellt und der Chat wird hier beendet"}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            500,
+            r#"{"detail":"Momentan liegt eine starke Auslastung vor. Bitte in einigen Sekunden erneut versuchen."}"#,
+            "OVERLOADED",
+        ),
+    ]);
+}

@@ -1463,6 +1463,38 @@ fn a_systems_limit_notice_a_camel_case_finish_and_a_refusal_flag_are_read() {
 }
 
 #[test]
+fn an_apps_answer_too_slow_an_error_flag_beside_its_words_a_jobs_result_and_nothing_found() {
+    let ok = |body: &str| failure_code(&common::decode_200(body, "application/json"));
+    assert_eq!(
+        ok(
+            r#"{"response":"The AI assistant is taking longer than usual to respond. Please continue with your workout normally, and feel free to try again.","timeout":true}"#
+        ),
+        "TIMEOUT"
+    );
+    // An error flag set true: the answer beside it is the error's words.
+    assert_eq!(
+        ok(
+            r#"{"response":"The AI assistant is temporarily unavailable. Continue logging your workout normally.","error":true}"#
+        ),
+        "OVERLOADED"
+    );
+    // A job marked as an error: its words, not its id, however long.
+    assert_eq!(
+        ok(
+            r#"{"duration":300.004,"id":"3f1c2a9e-5b7d-4e0a-9c61-2d8f4b7a1e55:LOCAL","result":"Job timed out","status":"error","type":"summary"}"#
+        ),
+        "TIMEOUT"
+    );
+    // Nothing found to answer with: no result.
+    assert_eq!(
+        ok(
+            r#"{"answer":"I couldn't find relevant information in the building codes to answer your question. Please try rephrasing.","citations":[]}"#
+        ),
+        "EMPTY_RESPONSE"
+    );
+}
+
+#[test]
 fn a_chat_platforms_message_and_deepseeks_resource_finish_are_failures() {
     let ok = |body: &str| failure_code(&common::decode_200(body, "application/json"));
     // The words anywhere inside a body in no shape: a DingTalk markdown message, a Matrix

@@ -88,7 +88,20 @@ pub fn spend_window_resetting_soon(
 /// Whether the wording says one request is too long for the model's context.
 pub fn says_context_overflow(text: &str) -> bool {
     let text = &without_links_and_key_names(text);
-    if says_generation_stopped_by_length(text) {
+    // The prompt leaves the model no tokens to answer with ("No output tokens available for the
+    // given prompt and model.", TripSage's `token_budget_exceeded`): the context is full, though
+    // the words name the output (which the output parameter's cap, below, would take them for).
+    if says_generation_stopped_by_length(text)
+        || says_any(
+            text,
+            &[
+                "no output tokens available",
+                "no output tokens left",
+                "no tokens left for the output",
+                "no tokens available for the output",
+            ],
+        )
+    {
         return true;
     }
     if says_output_parameter_cap(text)
@@ -311,6 +324,11 @@ pub fn says_too_slow(text: &str) -> bool {
         &[
             "took too long",
             "taking too long",
+            // "The AI assistant is taking longer than usual to respond." (GymBrAIn's answer when
+            // its call to the model was cut off after five seconds).
+            "taking longer than usual",
+            "taking longer than expected",
+            "took longer than expected",
             // "I could not find an answer in time." (GOV.UK Chat), "did not respond in time".
             "an answer in time",
             "a response in time",
@@ -1803,6 +1821,12 @@ const OVERLOAD_WORDING: &[&str] = &[
     "unavailable right now",
     // Chinese: "busy" ("GLM 长时间忙碌，请稍后重试。": busy for a long time).
     "忙碌",
+    // German: heavy load, overloaded ("Momentan liegt eine starke Auslastung vor. Bitte in einigen
+    // Sekunden erneut versuchen.", MUCGPT's words for an upstream 429 under its 500).
+    "starke auslastung",
+    "hohe auslastung",
+    "überlastet",
+    "ausgelastet",
     // A one-worker server busy ("Already running a prediction" under Cog's 409, "LLM is running"
     // from ax-llm while its one generation runs).
     "llm is running",

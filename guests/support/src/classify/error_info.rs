@@ -102,6 +102,9 @@ impl ErrorInfo {
                                 // InvoiceFlow's `{"error": "Configuration error", "details":
                                 // "HUGGINGFACE_API_KEY is not configured. ..."}`.
                                 "details",
+                                // TripSage's `{"error": "provider_unavailable", "reason": "AI
+                                // provider is not configured. Add an API key ..."}`.
+                                "reason",
                             ]
                         } else {
                             &["detail", "details", "technicalDetails"]
@@ -133,6 +136,16 @@ impl ErrorInfo {
                     }
                     // vLLM's `{"object": "error", "message": ...}`, FastAPI's `{"detail": ...}`.
                     _ => info.read_fields(o),
+                }
+                // An error flag beside the app's answer, which says what went wrong (GymBrAIn's
+                // `{"response": "The AI assistant is temporarily unavailable. ...", "error":
+                // true}`): the answer's words are the error's.
+                if info.message.is_none() && o.get("error") == Some(&Value::Bool(true)) {
+                    info.message = ["response", "answer", "reply", "result"]
+                        .iter()
+                        .find_map(|k| o.get(*k).and_then(Value::as_str))
+                        .and_then(non_empty)
+                        .map(|m| clip(&m, MESSAGE_CHARS));
                 }
                 // Rails' validation errors, `{"errors": {"user_question": ["Personal data has been
                 // detected in your question. ..."]}, "message": "Unprocessable content"}`: the first

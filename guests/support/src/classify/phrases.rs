@@ -373,23 +373,25 @@ pub(super) fn says_upstream_answer_broken(text: &str) -> bool {
     // (A cause named beside it decides: "Could not parse response content as the request was
     // rejected by the content filter".)
     let cause_named = meaning::says_any(text, &["because", "as the request", "due to"]);
-    let answer_unreadable = !cause_named && (1..words.len()).any(|i| {
-        words[i] == "parse"
-            && matches!(words[i - 1], "to" | "not" | "cannot")
-            && words[i + 1..(i + 5).min(words.len())]
-                .iter()
-                .any(|w| matches!(*w, "response" | "answer" | "reply" | "output"))
-    });
-    answer_unreadable || (0..words.len()).any(|i| {
-        // ("Invalid API response format", osTicket's AI plugin: one word between.)
-        words[i] == "response"
-            && (words[i.saturating_sub(2)..i]
-                .iter()
-                .any(|w| BROKEN.contains(w))
-                || words[i + 1..(i + 4).min(words.len())]
+    let answer_unreadable = !cause_named
+        && (1..words.len()).any(|i| {
+            words[i] == "parse"
+                && matches!(words[i - 1], "to" | "not" | "cannot")
+                && words[i + 1..(i + 5).min(words.len())]
                     .iter()
-                    .any(|w| BROKEN.contains(w)))
-    })
+                    .any(|w| matches!(*w, "response" | "answer" | "reply" | "output"))
+        });
+    answer_unreadable
+        || (0..words.len()).any(|i| {
+            // ("Invalid API response format", osTicket's AI plugin: one word between.)
+            words[i] == "response"
+                && (words[i.saturating_sub(2)..i]
+                    .iter()
+                    .any(|w| BROKEN.contains(w))
+                    || words[i + 1..(i + 4).min(words.len())]
+                        .iter()
+                        .any(|w| BROKEN.contains(w)))
+        })
 }
 
 /// A pool of backends found empty by discovery ("PREFILL_SERVICE_UNAVAILABLE: No prefill
@@ -417,6 +419,21 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
         .iter()
         .any(|end| text.trim_end().ends_with(end))
     {
+        return true;
+    }
+    // An answer of a provider named as empty ("Empty OpenAI response", IMMCAD's 502; "empty
+    // Gemini response"): "empty" and, at most two words on, the answer. ("Empty response body"
+    // is read the same; an empty request is [`says_request_part_empty`].)
+    let words = meaning::words(text);
+    if (0..words.len()).any(|i| {
+        words[i] == "empty"
+            && words[i + 1..(i + 3).min(words.len())]
+                .iter()
+                .any(|w| matches!(*w, "response" | "completion" | "answer" | "reply"))
+            && !words[i.saturating_sub(2)..i]
+                .iter()
+                .any(|w| matches!(*w, "request" | "prompt" | "input" | "message"))
+    }) {
         return true;
     }
     // What was asked for not found in the upstream's answer ("Could not extract alt text from
@@ -457,6 +474,16 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
             "returned an empty",
             // "No choices in OpenRouter response" (10xCards).
             "no choices in",
+            // Nothing found to answer with ("I couldn't find relevant information in the
+            // building codes to answer your question.", a building-code copilot's answer when its
+            // retrieval found no documents and no model was asked): no result, as Kernel Memory's
+            // `noResult` is.
+            "couldn't find relevant information",
+            "could not find relevant information",
+            "couldn't find any relevant",
+            "could not find any relevant",
+            "no relevant information found",
+            "no relevant documents found",
             // "Empty content in Ollama response" (Robot Buddy).
             "empty content in",
             // "Invalid OpenAI API response: missing content" (ScamBuster).
@@ -848,13 +875,24 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
         return true;
     }
     let words = meaning::words(text);
-    (1..words.len()).any(|i| {
-        matches!(words[i], "configured" | "configure")
-            && words[i - 1] == "not"
-            && words[i.saturating_sub(5)..i - 1].iter().any(|w| {
-                matches!(
-                    *w,
-                    "ai" | "genai"
+    // The client the server calls its AI through, said not there ("OpenAI client not available",
+    // AcuMate's 400 when OPENAI_API_KEY is unset): the server made none, nothing set up to call.
+    let client_missing = (0..words.len()).any(|i| {
+        words[i] == "client"
+            && i > 0
+            && matches!(
+                &words[i + 1..(i + 4).min(words.len())],
+                ["not", "available", ..] | ["is", "not", "available"]
+            )
+    });
+    client_missing
+        || (1..words.len()).any(|i| {
+            matches!(words[i], "configured" | "configure")
+                && words[i - 1] == "not"
+                && words[i.saturating_sub(5)..i - 1].iter().any(|w| {
+                    matches!(
+                        *w,
+                        "ai" | "genai"
                         | "llm"
                         | "provider"
                         | "client"
@@ -867,9 +905,9 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
                         // up. (A part of its own setup, an index or a database, is read first as
                         // the server's: `SERVICE_FAILURE_WORDING`.)
                         | "service"
-                )
-            })
-    })
+                    )
+                })
+        })
 }
 
 /// What is not configured ([`says_ai_not_configured`]) is a model ("Embedding model is not
@@ -919,9 +957,19 @@ pub(super) fn names_a_key(text: &str) -> bool {
 }
 
 /// A credential's word ([`CREDENTIALS`]) or a key's or a token's variable (`OPENAI_API_KEY`,
-/// `HF_API_TOKEN`).
+/// `HF_API_TOKEN`, `IMMCAD_API_BEARER_TOKEN`, `GITHUB_ACCESS_TOKEN`).
 fn is_a_credential_word(w: &str) -> bool {
-    CREDENTIALS.contains(&w) || w.ends_with("_api_key") || w.ends_with("_api_token")
+    CREDENTIALS.contains(&w)
+        || [
+            "_api_key",
+            "_api_token",
+            "_bearer_token",
+            "_access_token",
+            "_auth_token",
+            "_secret_key",
+        ]
+        .iter()
+        .any(|end| w.ends_with(end))
 }
 
 /// A status named INTERNAL (gRPC's and absl's name for a server-side failure, as servers built on

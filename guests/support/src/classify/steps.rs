@@ -400,7 +400,10 @@ pub(super) fn by_server_side_words(said: &Said) -> Option<FailureCode> {
     let never_set_up = says(&["not initialized", "not initialised"])
         && !says(&["server not initialized"])
         && !names_a_key(text);
-    if says(SERVICE_FAILURE_WORDING)
+    // (A service not available with its AI named not set up as the cause, "Summary service is
+    // not available (OpenRouter client not configured)" under Speakr's 503, is the credential's:
+    // read with the wording.)
+    if (says(SERVICE_FAILURE_WORDING) && !says_ai_not_configured(text))
         || configuration_broken
         || check_broken
         || never_set_up
@@ -509,6 +512,14 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     // the one a retry can cure is the rate, and the words ask for a retry.
     if says(&["quota or rate limit", "rate limit or quota"]) {
         return Some(codes::RATE_LIMITED);
+    }
+    // A budget of tokens whose words say the prompt filled the model's context (TripSage's
+    // `{"error": "token_budget_exceeded", "reason": "No output tokens available for the given
+    // prompt and model."}`): one request's length, no account's budget.
+    if says(&["token budget", "token_budget", "tokens budget"])
+        && meaning::says_context_overflow(text)
+    {
+        return Some(codes::CONTEXT_WINDOW_EXCEEDED);
     }
     if meaning::says_quota_exhausted(text) && !meaning::says_only_a_per_minute_budget(text) {
         return Some(codes::QUOTA_EXCEEDED);

@@ -243,6 +243,11 @@ pub(super) const CONFIGURATION_BROKEN: &[&str] = &[
     "configuration is incomplete",
     "configuration incomplete",
     "incomplete configuration",
+    // "IMMCAD backend configuration is missing for this deployment. Set IMMCAD_API_BASE_URL ...
+    // and IMMCAD_API_BEARER_TOKEN" (IMMCAD's 503): the token it names.
+    "configuration is missing",
+    "configuration missing",
+    "missing configuration",
 ];
 /// An in-band error that says what is wrong with the request.
 pub(super) const VALIDATION_WORDING: &[&str] = &[
@@ -357,8 +362,13 @@ pub(super) const CONTENT_WORDING: &[&str] = &[
     // Chinese: blocked for compliance ("内容由于合规问题已被阻止生成"), content in violation.
     "合规问题",
     "内容违规",
-    // German: "Die Anfrage wurde wegen unangemessener Inhalte automatisch blockiert." (telli).
+    // German: "Die Anfrage wurde wegen unangemessener Inhalte automatisch blockiert." (telli);
+    // "Es wurde ein Richtlinienverstoß festgestellt und der Chat wird hier beendet" (a policy
+    // violation found: the City of Munich's MUCGPT, for an upstream `content_filter`).
     "unangemessene",
+    "richtlinienverstoß",
+    "verstoß gegen die richtlinien",
+    "inhaltsfilter",
     // "Detected undesirable content with potential risk: Violence (4)" (Chat Copilot).
     "undesirable content",
     // "不要提问违禁内容" (do not ask about prohibited content: a keyword guard's refusal).
