@@ -186,6 +186,7 @@ impl Decoder {
         for event in events {
             self.on_event(event, &mut out);
         }
+        Chunk::join_adjacent_text(&mut out);
         self.answer.note(&out);
         out
     }

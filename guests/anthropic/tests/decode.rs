@@ -68,8 +68,7 @@ fn text_with_pings_usage_and_end_turn() {
     assert_eq!(
         chunks,
         vec![
-            Chunk::Text("Hel".into()),
-            Chunk::Text("lo ☃".into()),
+            Chunk::Text("Hello ☃".into()),
             usage(25, 15, Some(0)),
             stop(FinishKind::Stop, "end_turn"),
         ]
@@ -149,8 +148,7 @@ fn thinking_is_reasoning_and_its_blocks_are_the_messages_provider_data() {
         chunks,
         vec![
             Chunk::Progress("thinking".into()),
-            Chunk::Reasoning("Let me think".into()),
-            Chunk::Reasoning(" harder.".into()),
+            Chunk::Reasoning("Let me think harder.".into()),
             Chunk::Progress("redacted thinking".into()),
             Chunk::Text("42".into()),
             Chunk::ProviderData(provider_data.to_string()),

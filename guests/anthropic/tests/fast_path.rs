@@ -25,6 +25,7 @@ fn run(body: &[u8], sizes: &[usize], fast: bool) -> Vec<Chunk> {
     }
     out.extend(d.feed(rest));
     out.extend(d.end());
+    Chunk::join_adjacent_text(&mut out);
     out
 }
 

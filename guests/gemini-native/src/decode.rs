@@ -94,6 +94,7 @@ impl Decoder {
         for event in self.input.feed(bytes) {
             self.on_event(&event.data, &mut out);
         }
+        Chunk::join_adjacent_text(&mut out);
         out
     }
 

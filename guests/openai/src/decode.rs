@@ -413,6 +413,7 @@ impl Decoder {
         for event in events {
             self.on_event(event, &mut out);
         }
+        Chunk::join_adjacent_text(&mut out);
         self.answer.note(&out);
         self.emitted |= !out.is_empty();
         out

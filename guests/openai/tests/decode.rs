@@ -20,10 +20,8 @@ fn text_reasoning_and_stop() {
     assert_eq!(
         chunks,
         vec![
-            Chunk::Reasoning("think ".into()),
-            Chunk::Reasoning("more".into()),
-            Chunk::Text("Hel".into()),
-            Chunk::Text("lo ☃".into()),
+            Chunk::Reasoning("think more".into()),
+            Chunk::Text("Hello ☃".into()),
             Chunk::Finish(Finish {
                 kind: FinishKind::Stop,
                 reason: Some("stop".into()),

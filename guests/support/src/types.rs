@@ -376,9 +376,72 @@ pub enum Chunk {
     ProviderData(String),
 }
 
+impl Chunk {
+    /// Joins each run of adjacent `Text` chunks, and each of adjacent `Reasoning` chunks, into one,
+    /// in order. A decoder calls it on what one network read gave before returning it: the host
+    /// lifts every returned chunk into a string of its own as it crosses the component boundary (a
+    /// fifth of the decode time, one chunk per event, BENCHMARKS.md), and the host, the gateway and
+    /// `dsh-host check` treat adjacent pieces of text as the one text they say.
+    pub fn join_adjacent_text(chunks: &mut Vec<Chunk>) {
+        if chunks.len() < 2 {
+            return;
+        }
+        let mut joined: Vec<Chunk> = Vec::with_capacity(chunks.len());
+        for chunk in chunks.drain(..) {
+            let chunk = match (joined.last_mut(), chunk) {
+                (Some(Chunk::Text(text)), Chunk::Text(more)) => {
+                    text.push_str(&more);
+                    continue;
+                }
+                (Some(Chunk::Reasoning(text)), Chunk::Reasoning(more)) => {
+                    text.push_str(&more);
+                    continue;
+                }
+                (_, chunk) => chunk,
+            };
+            joined.push(chunk);
+        }
+        *chunks = joined;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn adjacent_text_and_adjacent_reasoning_join_and_nothing_else_moves() {
+        let text = |s: &str| Chunk::Text(s.into());
+        let reasoning = |s: &str| Chunk::Reasoning(s.into());
+        let usage = Chunk::Usage(Usage::default());
+        let mut chunks = vec![
+            reasoning("Let me"),
+            reasoning(" think"),
+            text("Hel"),
+            text("lo "),
+            text("☃"),
+            usage.clone(),
+            text("!"),
+            reasoning("again"),
+            text(""),
+            text("done"),
+        ];
+        Chunk::join_adjacent_text(&mut chunks);
+        assert_eq!(
+            chunks,
+            vec![
+                reasoning("Let me think"),
+                text("Hello ☃"),
+                usage,
+                text("!"),
+                reasoning("again"),
+                text("done"),
+            ]
+        );
+        let mut one = vec![text("only")];
+        Chunk::join_adjacent_text(&mut one);
+        assert_eq!(one, vec![text("only")]);
+    }
 
     #[test]
     fn every_code_reads_back_from_its_written_form_and_nothing_else_does() {

@@ -168,7 +168,11 @@ impl Decoder {
 
     pub fn feed(&mut self, bytes: &[u8]) -> Vec<Chunk> {
         let events = self.sse.feed(bytes);
-        events.iter().flat_map(chunks_of).collect()
+        let mut chunks: Vec<Chunk> = events.iter().flat_map(chunks_of).collect();
+        // One read's pieces of text as one chunk: each chunk crosses into the host as a string of
+        // its own, and the host treats adjacent text as the one text it says.
+        Chunk::join_adjacent_text(&mut chunks);
+        chunks
     }
 
     pub fn end(&mut self) -> Vec<Chunk> {
