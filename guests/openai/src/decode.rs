@@ -37,6 +37,9 @@ fn carries_an_error(v: &Value) -> bool {
         "errorMessage",
         "errmsg",
         "err_msg",
+        // pgAdmin's `{"success": 0, "errormsg": "Please provide a message.", ...}` (an empty
+        // `errormsg` beside a success).
+        "errormsg",
         // Yuan's Megatron server: `{"errCode": 1, "exceptionMsg": "...", "flag": false}`.
         "errCode",
         "exceptionMsg",
@@ -225,9 +228,7 @@ fn marked_refused(v: &Value) -> bool {
     // sorry you're feeling this way. ...", "type": "safety"}` and its out-of-domain `"type":
     // "decline"`): the app's own verdict on what it answered.
     let typed = v.as_object().is_some_and(|o| {
-        ["response", "answer", "reply"]
-            .iter()
-            .any(|k| o.get(*k).is_some_and(Value::is_string))
+        app_answers(o).next().is_some()
             && o.get("type").and_then(Value::as_str).is_some_and(|t| {
                 matches!(
                     t.trim().to_ascii_lowercase().as_str(),
@@ -247,12 +248,9 @@ fn marked_refused(v: &Value) -> bool {
     // "is_valid_data": false, ...}`): a body in no API's shape is no answer to deliver, and this
     // one says the request was refused.
     // (A flag of its own set false says otherwise, and is believed.)
-    let declined_off_topic = !flag_set(false) && v.as_object().is_some_and(|o| {
-        ["response", "answer", "reply"]
-            .iter()
-            .filter_map(|k| o.get(*k).and_then(Value::as_str))
-            .any(declines_as_off_topic)
-    });
+    let declined_off_topic = !flag_set(false)
+        && v.as_object()
+            .is_some_and(|o| app_answers(o).any(declines_as_off_topic));
     flagged
         || typed
         || declined_off_topic
@@ -265,6 +263,21 @@ fn marked_refused(v: &Value) -> bool {
                 })
             })
         })
+}
+
+/// The texts of an app's answer: the strings under a key that names one (`response`, `answer`,
+/// `reply`, or one of them with a suffix, KrishiBondhu's `reply_text`, `responseText`), in the
+/// keys' order.
+fn app_answers(o: &serde_json::Map<String, Value>) -> impl Iterator<Item = &str> {
+    o.iter()
+        .filter(|(k, _)| {
+            let k = k.to_ascii_lowercase().replace('_', "");
+            ["response", "answer", "reply"].iter().any(|name| {
+                k.strip_prefix(name)
+                    .is_some_and(|rest| matches!(rest, "" | "text" | "message"))
+            })
+        })
+        .filter_map(|(_, v)| v.as_str())
 }
 
 /// Whether an app's answer declines the request as outside what the app is for: it says it can
@@ -1056,11 +1069,9 @@ impl Decoder {
                 })
                 .and_then(Value::as_str)
         });
-        let app = values.iter().filter_map(|v| {
-            ["response", "answer", "reply"]
-                .iter()
-                .find_map(|k| v.get(*k).and_then(Value::as_str))
-        });
+        let app = values
+            .iter()
+            .filter_map(|v| v.as_object().and_then(|o| app_answers(o).next()));
         if let Some(failure) = self.failure_in_status_sentences(assistant.chain(app)) {
             return Some(failure);
         }

@@ -4625,3 +4625,92 @@ fn reasons_beside_codes_token_budgets_empty_answers_clients_missing_and_german_w
         ),
     ]);
 }
+
+#[test]
+fn ais_not_set_up_plans_that_lack_a_feature_run_caps_safety_verdicts_and_lengths_in_an_apps_words() {
+    assert_codes(&[
+        // None of the AI set up, whatever part is named; a model the request did not name is
+        // the request's.
+        (
+            500,
+            r#"{"detail":[{"msg":"Tactical report not generated for incident-1. No artificial-intelligence plugin enabled."}]}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"message":"No language models are configured. Please configure at least one language model."}"#,
+            "AUTH",
+        ),
+        (404, r#"{"detail":"No default model set"}"#, "AUTH"),
+        (
+            400,
+            r#"{"error":"No model specified and no default model set"}"#,
+            "INVALID_REQUEST",
+        ),
+        (500, r#"{"detail":"Seer is not properly configured."}"#, "AUTH"),
+        (
+            503,
+            r#"{"error": "the saga writer is unavailable", "detail": "no Gemini key available"}"#,
+            "AUTH",
+        ),
+        // A plan that lacks the feature: paying cures it, whatever the entitlement label.
+        (
+            403,
+            r#"{"type":"EntitlementRequired","message":"Feature 'workspace_chat' requires an upgraded plan."}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            403,
+            r#"{"errorCode":"INSUFFICIENT_PERMISSIONS","message":"Ask Sourcebot is not available in your current plan"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // A run ended at its count of turns: the run's cap.
+        (
+            400,
+            r#"{"error":"game ended after 3 turns \u2014 start a new game"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // What was generated failed the check: a verdict; the check itself failing is the
+        // server's.
+        (
+            500,
+            r#"{"detail":"Generation failed safety check."}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            502,
+            r#"{"error":"Guardrails content inspection failed."}"#,
+            "SERVER_ERROR",
+        ),
+        // Lengths over a bound, said an app's way; the same bound on a name is the request's.
+        (
+            400,
+            r#"{"error": "story too long (6001 chars, max 6000); even Homer edited"}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            400,
+            r#"{"error":"Validation Error","details":[{"field":"prompt","message":"String must contain at most 1000 character(s)"}]}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            400,
+            r#"{"error":"Validation Error","details":[{"field":"name","message":"String must contain at most 64 character(s)"}]}"#,
+            "INVALID_REQUEST",
+        ),
+        // No results for the query: nothing came back.
+        (404, r#"{"detail":"No results found for query"}"#, "EMPTY_RESPONSE"),
+        // The request invalid as a sentence of its own; a token in the request said invalid
+        // is the token's.
+        (
+            403,
+            r#"{"message":"The bearer token included in the request is invalid."}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"error":"Bad Request","message":"The request was invalid. Check the fields."}"#,
+            "INVALID_REQUEST",
+        ),
+    ]);
+}

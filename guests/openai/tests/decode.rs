@@ -1483,6 +1483,27 @@ fn an_apps_answer_too_slow_an_error_flag_beside_its_words_a_jobs_result_and_noth
         ),
         "TIMEOUT"
     );
+    // An answer under `reply_text`, and pgAdmin's `errormsg` beside `"success": 0`.
+    assert_eq!(
+        ok(
+            r#"{"transcript":"How do I control rice blast?","reply_text":"There's an issue with the AI service authentication. Please check the API configuration.","crop":null}"#
+        ),
+        "AUTH"
+    );
+    assert_eq!(
+        ok(
+            r#"{"transcript":"?","reply_text":"The request format was invalid. Please try rephrasing your question."}"#
+        ),
+        "INVALID_REQUEST"
+    );
+    assert_eq!(
+        ok(r#"{"success":0,"errormsg":"Please provide a message.","info":"","result":null}"#),
+        "INVALID_REQUEST"
+    );
+    assert_eq!(
+        ok(r#"{"answer":"I cannot answer this query as it violates our safety policies."}"#),
+        "CONTENT_FILTER"
+    );
     // Nothing found to answer with: no result.
     assert_eq!(
         ok(

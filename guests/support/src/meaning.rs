@@ -118,8 +118,21 @@ pub fn says_context_overflow(text: &str) -> bool {
     if says(&["your token limit", "your tokens limit"]) {
         return false;
     }
+    // A validator's bound on the length of what the request carries, with the field named
+    // ("prompt: String must contain at most 1000 character(s)", a renovation planner's Zod
+    // details): the input over its length. The same on a name is the request's own.
+    let bounded_input = says(&["at most"])
+        && says(&["character", "chars"])
+        && words(text).iter().any(|w| LONG_SUBJECTS.contains(w))
+        && !words(text).iter().any(|w| {
+            matches!(
+                *w,
+                "name" | "title" | "id" | "username" | "email" | "slug" | "label" | "tag" | "key"
+            )
+        });
     // A limit that only a request's length can break, named: enough on its own.
-    says(CONTEXT_LIMITS)
+    bounded_input
+        || says(CONTEXT_LIMITS)
         // A length limit of a general kind, and the request over it.
         || (says(LENGTH_LIMITS) && says(EXCESS))
         // The input itself too long, or the request to shorten it.
@@ -1428,6 +1441,23 @@ fn says_plan_lacks(text: &str) -> bool {
     }) {
         return true;
     }
+    // A feature that needs a higher plan ("Feature 'workspace_chat' requires an upgraded plan.",
+    // Tracecat's 403), or one not in the plan the caller has ("Ask Sourcebot is not available in
+    // your current plan"; "model is not available in the current token plan"): paying more cures
+    // it.
+    if words.windows(3).any(|w| {
+        matches!(w[0], "requires" | "require" | "needs")
+            && matches!(w[1], "an" | "a" | "the")
+            && matches!(w[2], "upgraded" | "higher" | "paid" | "premium")
+    }) || words.windows(5).any(|w| {
+        matches!(w[0], "available" | "included")
+            && w[1] == "in"
+            && matches!(w[2], "your" | "the")
+            && matches!(w[3], "current" | "present")
+            && w[4..].iter().any(|n| PLAN.contains(n) || *n == "token")
+    }) {
+        return true;
+    }
     // A model kept from trial accounts ("unavailable for the current account due to restriction
     // (e.g. trial_not_allowed)", notion2api).
     if says_any(
@@ -1981,6 +2011,11 @@ const LONG_SUBJECTS: &[&str] = &[
     "documents",
     "resume",
     "transcript",
+    // A story or an article pasted as the input ("story too long (6001 chars, max 6000)",
+    // Debugging Saga's 400).
+    "story",
+    "article",
+    "essay",
     // Files given as the input ("The attached files are too large to work with", Redbox: their
     // tokens over the model's context).
     "attached files",

@@ -500,6 +500,14 @@ impl ErrorInfo {
                     .collect::<Vec<_>>()
                     .join(".")
             })
+            // (Or named as a string: a renovation planner's `{"field": "prompt", "message":
+            // "String must contain at most 1000 character(s)"}`.)
+            .or_else(|| {
+                first
+                    .get("field")
+                    .and_then(Value::as_str)
+                    .and_then(non_empty)
+            })
             .filter(|f| !f.is_empty());
         self.read_labels(first);
         Some(clip(
@@ -602,6 +610,8 @@ pub(super) const MESSAGE_KEYS: &[&str] = &[
     "error_msg",
     "errorMessage",
     "errmsg",
+    // pgAdmin's `{"success": 0, "errormsg": "Please provide a message.", ...}`.
+    "errormsg",
     "exceptionMsg",
     "status_msg",
     // Bisheng: `{"status_code": 12046, "status_message": "...", "data": {...}}`.

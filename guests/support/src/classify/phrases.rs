@@ -134,13 +134,20 @@ pub(super) fn says_run_cap_reached(text: &str) -> bool {
     let words = meaning::words(text);
     (0..words.len()).any(|i| {
         // ("The assistant has reached the maximum number of steps.", Baserow's assistant.)
-        matches!(words[i], "loops" | "iterations" | "steps")
+        (matches!(words[i], "loops" | "iterations" | "steps")
             && words[i.saturating_sub(3)..i]
                 .iter()
                 .any(|w| matches!(*w, "max" | "maximum"))
             && words
                 .iter()
-                .any(|w| matches!(*w, "exceeded" | "reached" | "stopped"))
+                .any(|w| matches!(*w, "exceeded" | "reached" | "stopped")))
+            // A run ended at its count ("game ended after 3 turns — start a new game", Telnyx's
+            // adventure game): the run's allowance, a new run is the remedy.
+            || (matches!(words[i], "turns" | "rounds" | "steps" | "iterations")
+                && i >= 3
+                && words[i - 1].parse::<u32>().is_ok()
+                && words[i - 2] == "after"
+                && matches!(words[i - 3], "ended" | "stopped" | "finished" | "over"))
     })
 }
 
@@ -300,7 +307,16 @@ pub(super) fn says_guard_check_broke(text: &str) -> bool {
                 )
             })
     });
+    // (What was checked, said to have failed it, is a verdict: "Generation failed safety check."
+    // (Inquiro's 500), "... failed the content check".)
+    let failed_it = words.windows(3).any(|w| {
+        w[0] == "failed"
+            && (matches!(w[1], "safety" | "content" | "moderation" | "guardrail")
+                || (matches!(w[1], "the" | "a")
+                    && matches!(w[2], "safety" | "content" | "moderation" | "guardrail")))
+    });
     check
+        && !failed_it
         && words.iter().any(|w| matches!(*w, "failed" | "error"))
         && !words.iter().any(|w| GUARD_VERDICTS.contains(w))
 }
@@ -484,6 +500,11 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
             "could not find any relevant",
             "no relevant information found",
             "no relevant documents found",
+            // "No results found for query" (Sentry's AI query translation when its model gave no
+            // query back, under a 404).
+            "no results found for query",
+            "no results found for the query",
+            "no results found for your query",
             // "Empty content in Ollama response" (Robot Buddy).
             "empty content in",
             // "Invalid OpenAI API response: missing content" (ScamBuster).
@@ -875,6 +896,34 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
         return true;
     }
     let words = meaning::words(text);
+    // None of its AI set up ("No artificial-intelligence plugin enabled.", "No AI plugin is
+    // configured for this project.": Netflix Dispatch; "No language models are configured.",
+    // Sourcebot; "No default model set", Tracecat): nothing to call, whatever part is named.
+    // (The request's own lack of a model is the request's: "No model specified and no default
+    // model set", gptme's 400.)
+    let request_named_none = meaning::says_any(
+        text,
+        &["no model specified", "model not specified", "no model provided", "specify a model"],
+    );
+    let none_set_up = !request_named_none && (0..words.len()).any(|i| {
+        words[i] == "no"
+            && words[i + 1..(i + 4).min(words.len())].iter().any(|w| {
+                matches!(
+                    *w,
+                    "ai" | "artificial" | "llm" | "llms" | "genai" | "language" | "default"
+                )
+            })
+            && words[i + 1..(i + 7).min(words.len())].iter().any(|w| {
+                matches!(
+                    *w,
+                    "plugin" | "plugins" | "provider" | "providers" | "model" | "models"
+                        | "integration"
+                )
+            })
+            && words[i + 2..(i + 8).min(words.len())]
+                .iter()
+                .any(|w| matches!(*w, "configured" | "enabled" | "set" | "installed"))
+    });
     // The client the server calls its AI through, said not there ("OpenAI client not available",
     // AcuMate's 400 when OPENAI_API_KEY is unset): the server made none, nothing set up to call.
     let client_missing = (0..words.len()).any(|i| {
@@ -885,7 +934,8 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
                 ["not", "available", ..] | ["is", "not", "available"]
             )
     });
-    client_missing
+    none_set_up
+        || client_missing
         || (1..words.len()).any(|i| {
             matches!(words[i], "configured" | "configure")
                 && words[i - 1] == "not"
@@ -900,6 +950,18 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
                         | "apikey"
                         | "key"
                         | "openai"
+                        // An AI provider or product by its name ("Seer is not properly
+                        // configured.", Sentry's AI under a 500).
+                        | "anthropic"
+                        | "claude"
+                        | "gemini"
+                        | "mistral"
+                        | "groq"
+                        | "openrouter"
+                        | "ollama"
+                        | "deepseek"
+                        | "cohere"
+                        | "seer"
                         // A service the server calls, by its name ("Retell service not
                         // configured", an AI-managed restaurant's 503): its provider not set
                         // up. (A part of its own setup, an index or a database, is read first as
@@ -1013,6 +1075,8 @@ pub(super) fn says_no_credential(text: &str) -> bool {
         "provided",
         // "No OpenAI API key registered" (Diagrammaton).
         "registered",
+        // "no Gemini key available" (Debugging Saga's detail under its 503).
+        "available",
         "gesetzt",
         "gefunden",
     ];
@@ -1449,6 +1513,43 @@ pub(super) fn says_nothing_given(text: &str) -> bool {
     })
 }
 
+/// Trouble named with the authentication ("There's an issue with the AI service authentication.
+/// Please check the API configuration.", KrishiBondhu's answer for a key refused): the credential.
+pub(super) fn says_trouble_with_authentication(text: &str) -> bool {
+    let words = meaning::words(text);
+    (0..words.len()).any(|i| {
+        matches!(words[i], "issue" | "problem" | "trouble")
+            && words[i + 1..(i + 7).min(words.len())]
+                .iter()
+                .any(|w| matches!(*w, "authentication" | "authenticating" | "credentials"))
+    })
+}
+
+/// The request said invalid as a whole ("The request format was invalid. Please try rephrasing
+/// your question.", KrishiBondhu's answer for a 400): the request's fault.
+/// ("The request was invalid" counts only as a sentence of its own: "The bearer token included in
+/// the request is invalid" is the token's.)
+pub(super) fn says_request_invalid(text: &str) -> bool {
+    let sentence_start = |at: usize| {
+        text[..at]
+            .trim_end()
+            .chars()
+            .last()
+            .is_none_or(|c| matches!(c, '.' | ':' | ';' | '!'))
+    };
+    meaning::says_any(
+        text,
+        &[
+            "request format was invalid",
+            "request format is invalid",
+            "invalid request format",
+            "malformed request",
+        ],
+    ) || ["the request was invalid", "the request is invalid"]
+        .iter()
+        .any(|p| text.match_indices(p).any(|(at, _)| sentence_start(at)))
+}
+
 /// Parts of a server's own setup: one of them not found is the server's failure, not the request's.
 const SERVER_SETUP_PARTS: &[&str] = &[
     "provider", "backend", "service", "server", "endpoint", "route", "key",
@@ -1458,30 +1559,24 @@ const SERVER_SETUP_PARTS: &[&str] = &[
 /// 500; "Agent not found"): the request's, whatever the status. A thing of the server's own
 /// setup ("provider openai not found", "backend service not found") is not this.
 pub(super) fn says_named_thing_not_found(text: &str) -> bool {
-    let words = meaning::words(text);
-    (1..words.len()).any(|i| {
-        words[i] == "found"
-            && words[i - 1] == "not"
-            && words[i.saturating_sub(4)..i - 1].iter().any(|w| {
-                matches!(
-                    *w,
-                    "speaker"
-                        | "voice"
-                        | "agent"
-                        | "assistant"
-                        | "character"
-                        | "persona"
-                        | "session"
-                        | "conversation"
-                        | "thread"
-                        | "workflow"
-                        | "dataset"
-                        | "collection"
-                )
-            })
-            && !words[i.saturating_sub(4)..i - 1]
-                .iter()
-                .any(|w| SERVER_SETUP_PARTS.contains(w))
+    not_found_subjects(text).any(|subject| {
+        subject.iter().any(|w| {
+            matches!(
+                *w,
+                "speaker"
+                    | "voice"
+                    | "agent"
+                    | "assistant"
+                    | "character"
+                    | "persona"
+                    | "session"
+                    | "conversation"
+                    | "thread"
+                    | "workflow"
+                    | "dataset"
+                    | "collection"
+            )
+        })
     })
 }
 
@@ -1489,14 +1584,19 @@ pub(super) fn says_named_thing_not_found(text: &str) -> bool {
 /// found", an AI-managed restaurant's answer marked `"intent": "error"`): what the request asked
 /// for is not there, as "does not exist" says. ("provider not found", SiYuan's, is the server's.)
 pub(super) fn says_something_not_found(text: &str) -> bool {
+    not_found_subjects(text).next().is_some()
+}
+
+/// The up to three words before each "not found" of `text`, where none of them is a part of the
+/// server's own setup ([`SERVER_SETUP_PARTS`]).
+fn not_found_subjects(text: &str) -> impl Iterator<Item = Vec<&str>> {
     let words = meaning::words(text);
-    (1..words.len()).any(|i| {
-        words[i] == "found"
-            && words[i - 1] == "not"
-            && !words[i.saturating_sub(4)..i - 1]
-                .iter()
-                .any(|w| SERVER_SETUP_PARTS.contains(w))
-    })
+    (1..words.len())
+        .filter(|&i| words[i] == "found" && words[i - 1] == "not")
+        .map(|i| words[i.saturating_sub(4)..i - 1].to_vec())
+        .filter(|subject| !subject.iter().any(|w| SERVER_SETUP_PARTS.contains(w)))
+        .collect::<Vec<_>>()
+        .into_iter()
 }
 
 /// A part of the request named and not known ("Unknown role: tool", LlamaSharpApiServer's 500;

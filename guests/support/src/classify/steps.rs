@@ -566,6 +566,7 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     // (A configuration error with a key named: "AI service configuration error. Please check API
     // key.", AyatBits under a 503; "Service configuration is incomplete: GROQ_API_KEY".)
     if says(AUTH_WORDING)
+        || says_trouble_with_authentication(text)
         || (says(CONFIGURATION_BROKEN) && names_a_key(text))
         || says_not_enabled_for_caller(text)
         || says_credential_invalid(text)
@@ -628,6 +629,7 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     // "plugin-ai" to work", Payload's AI plugin under a 500.)
     // (Or said not given: "No message UID was provided.")
     if (says(&["must specify", "must be specified"])
+        || says_request_invalid(text)
         || says_id_or_parameter_required(text)
         || says_nothing_given(text))
         && !says_no_credential(text)
@@ -638,7 +640,9 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     // empty.", "Job input must contain one of: ..."): the request's fault, whatever the status.
     if says_request_part_empty(text)
         || meaning::says_output_parameter_over_cap(text)
-        || says(&["must contain", "must include one of"])
+        // (A bound on a length, "String must contain at most 1000 character(s)", is read as
+        // one: below.)
+        || (says(&["must contain", "must include one of"]) && !says(&["must contain at most"]))
         // "Last message must be from user" (create-llama's 500): the conversation in the wrong
         // order.
         || says(&["must be from user", "must be from the user"])

@@ -263,6 +263,9 @@ pub(super) const VALIDATION_WORDING: &[&str] = &[
     "no valid input",
     // What the request named is not there ("Assistant does not exist").
     "does not exist",
+    // What the request lacks, asked for ("Please provide a message.", pgAdmin's
+    // `{"success": 0, "errormsg": ...}` in a 200).
+    "please provide",
     "must be",
     "must not",
     "must start with",
@@ -366,6 +369,15 @@ pub(super) const CONTENT_WORDING: &[&str] = &[
     // "Es wurde ein Richtlinienverstoß festgestellt und der Chat wird hier beendet" (a policy
     // violation found: the City of Munich's MUCGPT, for an upstream `content_filter`).
     "unangemessene",
+    // What was generated or asked failed a safety check ("Generation failed safety check.",
+    // Inquiro's 500), or breaks its safety policy ("I cannot answer this query as it violates our
+    // safety policies."): a verdict on the content, not a check that broke.
+    "failed safety check",
+    "failed the safety check",
+    "failed a safety check",
+    "violates our safety polic",
+    "violates our content polic",
+    "violates our usage polic",
     "richtlinienverstoß",
     "verstoß gegen die richtlinien",
     "inhaltsfilter",
