@@ -4627,7 +4627,8 @@ fn reasons_beside_codes_token_budgets_empty_answers_clients_missing_and_german_w
 }
 
 #[test]
-fn ais_not_set_up_plans_that_lack_a_feature_run_caps_safety_verdicts_and_lengths_in_an_apps_words() {
+fn ais_not_set_up_plans_that_lack_a_feature_run_caps_safety_verdicts_and_lengths_in_an_apps_words()
+{
     assert_codes(&[
         // None of the AI set up, whatever part is named; a model the request did not name is
         // the request's.
@@ -4647,7 +4648,11 @@ fn ais_not_set_up_plans_that_lack_a_feature_run_caps_safety_verdicts_and_lengths
             r#"{"error":"No model specified and no default model set"}"#,
             "INVALID_REQUEST",
         ),
-        (500, r#"{"detail":"Seer is not properly configured."}"#, "AUTH"),
+        (
+            500,
+            r#"{"detail":"Seer is not properly configured."}"#,
+            "AUTH",
+        ),
         (
             503,
             r#"{"error": "the saga writer is unavailable", "detail": "no Gemini key available"}"#,
@@ -4699,7 +4704,11 @@ fn ais_not_set_up_plans_that_lack_a_feature_run_caps_safety_verdicts_and_lengths
             "INVALID_REQUEST",
         ),
         // No results for the query: nothing came back.
-        (404, r#"{"detail":"No results found for query"}"#, "EMPTY_RESPONSE"),
+        (
+            404,
+            r#"{"detail":"No results found for query"}"#,
+            "EMPTY_RESPONSE",
+        ),
         // The request invalid as a sentence of its own; a token in the request said invalid
         // is the token's.
         (
@@ -4712,5 +4721,71 @@ fn ais_not_set_up_plans_that_lack_a_feature_run_caps_safety_verdicts_and_lengths
             r#"{"error":"Bad Request","message":"The request was invalid. Check the fields."}"#,
             "INVALID_REQUEST",
         ),
+    ]);
+}
+
+#[test]
+fn many_requests_a_message_to_reword_nothing_generated_nested_messages_lengths_and_every_upstream_out()
+ {
+    assert_codes(&[
+        // "A lot of requests right now": the rate the words ask to wait out.
+        (
+            200,
+            r#"{"error":"I'm getting a lot of requests right now. Please wait a moment and try again."}"#,
+            "RATE_LIMITED",
+        ),
+        // The message not processed and asked to be reworded: the request's; a rewording offered
+        // after another cause is that cause's, and "unable to process your request" alone is the
+        // server's.
+        (
+            200,
+            r#"{"error":"I couldn't process your message. Could you try rephrasing it?"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            400,
+            r#"{"success":false,"message":"The content was flagged by our safety filters. Please try rephrasing your journal entry."}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            500,
+            r#"{"error":"We were unable to process your request at this time."}"#,
+            "SERVER_ERROR",
+        ),
+        // None of what was asked for generated, said in the details of a generic failure.
+        (
+            500,
+            r#"{"error":"Failed to generate quiz questions","details":"Failed to generate quiz questions: No questions generated"}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            500,
+            r#"{"error":"Failed to generate diet plan. Please try again."}"#,
+            "SERVER_ERROR",
+        ),
+        // A message object under `message`, beside a generic error: its own words.
+        (
+            429,
+            r#"{"error":"HTTP error","message":{"message":"You've reached your daily AI interaction limit for the 'free' tier (5 uses). Upgrade to Premium for more daily interactions.","type":"rate_limit","retry_after":"24 hours"},"status_code":429}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // An input's length bounded as "less than N characters"; a name's is the request's.
+        (
+            400,
+            r#"{"error":"Review text must be less than 5000 characters"}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            400,
+            r#"{"error":"Business name must be less than 100 characters"}"#,
+            "INVALID_REQUEST",
+        ),
+        // Every upstream unavailable is capacity; every one failed is the server's.
+        (
+            500,
+            r#"{"message":"All LLM services unavailable"}"#,
+            "OVERLOADED",
+        ),
+        (500, r#"{"error":"All providers failed"}"#, "SERVER_ERROR"),
     ]);
 }

@@ -1447,7 +1447,9 @@ fn a_systems_limit_notice_a_camel_case_finish_and_a_refusal_flag_are_read() {
         "CONTENT_FILTER"
     );
     assert_read_in_no_shape(r#"{"answer":"I can only help with orders.","isRefusal":false}"#);
-    assert_read_in_no_shape(r#"{"answer":"Your orders ship on Monday; I can help with returns too."}"#);
+    assert_read_in_no_shape(
+        r#"{"answer":"Your orders ship on Monday; I can help with returns too."}"#,
+    );
     // An app's answer sorted as an error by its intent: its words say what; a thing not found
     // is what the request asked for, unless it is a part of the server's setup.
     assert_eq!(
@@ -1504,6 +1506,8 @@ fn an_apps_answer_too_slow_an_error_flag_beside_its_words_a_jobs_result_and_noth
         ok(r#"{"answer":"I cannot answer this query as it violates our safety policies."}"#),
         "CONTENT_FILTER"
     );
+    // A stand-in that says no reply came, and nothing else.
+    assert_eq!(ok(r#"{"reply":"No reply."}"#), "EMPTY_RESPONSE");
     // Nothing found to answer with: no result.
     assert_eq!(
         ok(

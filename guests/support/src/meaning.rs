@@ -120,8 +120,17 @@ pub fn says_context_overflow(text: &str) -> bool {
     }
     // A validator's bound on the length of what the request carries, with the field named
     // ("prompt: String must contain at most 1000 character(s)", a renovation planner's Zod
-    // details): the input over its length. The same on a name is the request's own.
-    let bounded_input = says(&["at most"])
+    // details; "Review text must be less than 5000 characters", an AI review-reply writer's 400):
+    // the input over its length. The same on a name is the request's own.
+    // (With the figure given, "must have less than 32000 characters. Given: 0", the figure
+    // decides, below.)
+    let bounded_input = says(&[
+        "at most",
+        "less than",
+        "fewer than",
+        "no more than",
+        "shorter than",
+    ]) && !says(&["given"])
         && says(&["character", "chars"])
         && words(text).iter().any(|w| LONG_SUBJECTS.contains(w))
         && !words(text).iter().any(|w| {
@@ -911,6 +920,24 @@ pub fn says_overloaded(text: &str) -> bool {
         || says_too_many_in_progress(text)
         || says_too_many_jobs(text)
         || says_pool_exhausted(text)
+        || says_every_upstream_unavailable(text)
+}
+
+/// Every upstream said unavailable ("All LLM services unavailable", Taxentia's 500 when its
+/// primary and fallback models are both out): nowhere to send the request now, capacity. Every
+/// one said to have failed ("All providers failed") is the server's failure, read elsewhere.
+fn says_every_upstream_unavailable(text: &str) -> bool {
+    let words = words(text);
+    (0..words.len()).any(|i| {
+        words[i] == "all"
+            && words[i + 1..(i + 4).min(words.len())].iter().any(|w| {
+                matches!(
+                    *w,
+                    "services" | "providers" | "models" | "backends" | "upstreams" | "endpoints"
+                )
+            })
+            && words[i + 1..(i + 6).min(words.len())].contains(&"unavailable")
+    })
 }
 
 /// The server's own pool said to be exhausted ("pool_exhausted", erllama-server's pool of model

@@ -109,8 +109,19 @@ impl ErrorInfo {
                         } else {
                             &["detail", "details", "technicalDetails"]
                         };
+                        // (An object there is read by its own message: PulseCheck's `{"error":
+                        // "HTTP error", "message": {"message": "You've reached your daily AI
+                        // interaction limit ...", "type": "rate_limit"}}`, FastAPI's detail put
+                        // under `message` by the app's handler.)
+                        let said_in = |v: &Value| {
+                            words_of(v).or_else(|| {
+                                v.as_object()
+                                    .and_then(|inner| inner.get("message"))
+                                    .and_then(words_of)
+                            })
+                        };
                         for key in beside {
-                            if let Some(said) = o.get(*key).and_then(words_of)
+                            if let Some(said) = o.get(*key).and_then(said_in)
                                 && said.trim() != s.trim()
                             {
                                 info.extra.push(' ');

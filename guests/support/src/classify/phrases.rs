@@ -732,9 +732,16 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
                         | "text"
                         | "tokens"
                         | "response"
+                        // "No questions generated" (EduSync's quiz generator), "no results
+                        // generated": what was asked for, none of it made.
+                        | "questions"
+                        | "results"
+                        | "answers"
+                        | "replies"
                 ))
             // "no response" and nothing else (chatnio's 503): the answer that did not come.
-            || (words.len() == 2 && words == ["no", "response"])
+            // (Or "No reply.", Timora's stand-in when the model's content was empty.)
+            || (words.len() == 2 && matches!(words[..], ["no", "response" | "reply" | "answer"]))
             // "No response from model.": the model said nothing. No response from an upstream or a
             // server is a connection's failure, not an empty answer.
             || (words[i] == "response"
@@ -903,27 +910,38 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
     // model set", gptme's 400.)
     let request_named_none = meaning::says_any(
         text,
-        &["no model specified", "model not specified", "no model provided", "specify a model"],
+        &[
+            "no model specified",
+            "model not specified",
+            "no model provided",
+            "specify a model",
+        ],
     );
-    let none_set_up = !request_named_none && (0..words.len()).any(|i| {
-        words[i] == "no"
-            && words[i + 1..(i + 4).min(words.len())].iter().any(|w| {
-                matches!(
-                    *w,
-                    "ai" | "artificial" | "llm" | "llms" | "genai" | "language" | "default"
-                )
-            })
-            && words[i + 1..(i + 7).min(words.len())].iter().any(|w| {
-                matches!(
-                    *w,
-                    "plugin" | "plugins" | "provider" | "providers" | "model" | "models"
-                        | "integration"
-                )
-            })
-            && words[i + 2..(i + 8).min(words.len())]
-                .iter()
-                .any(|w| matches!(*w, "configured" | "enabled" | "set" | "installed"))
-    });
+    let none_set_up = !request_named_none
+        && (0..words.len()).any(|i| {
+            words[i] == "no"
+                && words[i + 1..(i + 4).min(words.len())].iter().any(|w| {
+                    matches!(
+                        *w,
+                        "ai" | "artificial" | "llm" | "llms" | "genai" | "language" | "default"
+                    )
+                })
+                && words[i + 1..(i + 7).min(words.len())].iter().any(|w| {
+                    matches!(
+                        *w,
+                        "plugin"
+                            | "plugins"
+                            | "provider"
+                            | "providers"
+                            | "model"
+                            | "models"
+                            | "integration"
+                    )
+                })
+                && words[i + 2..(i + 8).min(words.len())]
+                    .iter()
+                    .any(|w| matches!(*w, "configured" | "enabled" | "set" | "installed"))
+        });
     // The client the server calls its AI through, said not there ("OpenAI client not available",
     // AcuMate's 400 when OPENAI_API_KEY is unset): the server made none, nothing set up to call.
     let client_missing = (0..words.len()).any(|i| {
@@ -1548,6 +1566,33 @@ pub(super) fn says_request_invalid(text: &str) -> bool {
     ) || ["the request was invalid", "the request is invalid"]
         .iter()
         .any(|p| text.match_indices(p).any(|(at, _)| sentence_start(at)))
+        || says_message_to_rephrase(text)
+}
+
+/// The caller's message not processed, with a request to word it again ("I couldn't process your
+/// message. Could you try rephrasing it?", Uplift AI's answer for Gemini's 400): only other words
+/// can succeed, the request's. Both are needed: "unable to process your request" alone is any
+/// server's failure, and a rephrasing offered after another cause ("flagged by our safety
+/// filters. Please try rephrasing", "I couldn't find relevant information ... try rephrasing")
+/// is that cause's.
+fn says_message_to_rephrase(text: &str) -> bool {
+    let words = meaning::words(text);
+    let not_processed = (0..words.len()).any(|i| {
+        matches!(words[i], "process" | "understand" | "parse")
+            && i >= 1
+            && matches!(words[i - 1], "t" | "not" | "to" | "cannot")
+            && matches!(
+                words.get(i + 1..i + 3),
+                Some([
+                    "your",
+                    "message" | "question" | "input" | "request" | "prompt"
+                ])
+            )
+    });
+    not_processed
+        && words
+            .iter()
+            .any(|w| w.starts_with("rephras") || *w == "reword")
 }
 
 /// Parts of a server's own setup: one of them not found is the server's failure, not the request's.

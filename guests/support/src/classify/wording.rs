@@ -611,6 +611,9 @@ pub(super) const RATE_WORDING: &[&str] = &[
     // limit under a 200).
     "between requests",
     "too many requests",
+    // "I'm getting a lot of requests right now. Please wait a moment and try again." (Uplift AI's
+    // words for Gemini's 429, under a 200).
+    "a lot of requests",
     "tokens per min",
     "requests per min",
     "per minute",
