@@ -248,9 +248,16 @@ fn marked_refused(v: &Value) -> bool {
     // "is_valid_data": false, ...}`): a body in no API's shape is no answer to deliver, and this
     // one says the request was refused.
     // (A flag of its own set false says otherwise, and is believed.)
+    // (Or a lone `message`, DentraFlow's `{"message": "I can only help with dental
+    // appointments."}`: the app's whole answer.)
     let declined_off_topic = !flag_set(false)
-        && v.as_object()
-            .is_some_and(|o| app_answers(o).any(declines_as_off_topic));
+        && v.as_object().is_some_and(|o| {
+            app_answers(o).any(declines_as_off_topic)
+                || (o.len() == 1
+                    && o.get("message")
+                        .and_then(Value::as_str)
+                        .is_some_and(declines_as_off_topic))
+        });
     flagged
         || typed
         || declined_off_topic

@@ -4789,3 +4789,86 @@ fn many_requests_a_message_to_reword_nothing_generated_nested_messages_lengths_a
         (500, r#"{"error":"All providers failed"}"#, "SERVER_ERROR"),
     ]);
 }
+
+#[test]
+fn license_keys_the_requests_own_lacks_a_feature_not_set_up_models_not_loaded_and_the_servers_jobs()
+{
+    assert_codes(&[
+        // An app's license key not validated: the caller's credential.
+        (
+            500,
+            r#"{"errorMessage":"licenseKey is not validated!"}"#,
+            "AUTH",
+        ),
+        // What the request or its input should carry, not there; a value of the wrong form.
+        (
+            500,
+            r#"{"errorMessage":"No videoId in the request"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            501,
+            r#"{"errorMessage":"No subtitle in the video"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            500,
+            r#"{"errorMessage":"baseUrl must start with http:// or https://"}"#,
+            "INVALID_REQUEST",
+        ),
+        // Nothing in an answer stays an empty answer.
+        (
+            502,
+            r#"{"error":"No text content in AI response"}"#,
+            "EMPTY_RESPONSE",
+        ),
+        // The AI feature itself not configured, under a 503: the server's credential.
+        (503, r#"{"error":"Chat not configured"}"#, "AUTH"),
+        // The server's model that did not load: broken, not busy, under a 503 too.
+        (
+            503,
+            r#"{"detail":"LLM Compliance Advisor is not available. LLM model failed to load."}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            500,
+            r#"{"error":"Failed to load model 'llama3.2-3b': Model directory 'llama3.2-3b' not found."}"#,
+            "INVALID_REQUEST",
+        ),
+        // The server's jobs at their limit: capacity; the caller's concurrent jobs: a rate.
+        (
+            429,
+            r#"{"detail":{"error":"queue_full","message":"Maximum job limit (500) reached"}}"#,
+            "OVERLOADED",
+        ),
+        (
+            429,
+            r#"{"error":"Maximum concurrent jobs (3) exceeded. Try again later."}"#,
+            "RATE_LIMITED",
+        ),
+        // In Chinese: a model to add first is the request's; signing in first is the
+        // credential's; a model still downloading, with a wait asked, is capacity.
+        (
+            200,
+            r#"{"code":200105,"msg":"请先为该供应商添加至少一个模型再测试连通性","data":null}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            200,
+            r#"{"code":300102,"msg":"转写模型 fast-whisper / tiny 尚未下载就绪，正在下载中，请稍候","data":null}"#,
+            "OVERLOADED",
+        ),
+        // The key or the API's address incorrect: the caller's set-up; a body's form: the
+        // request's.
+        (
+            200,
+            r#"{"code":200105,"msg":"API / API 地址不正确","data":null}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"code":400,"message":"请求体格式不正确","data":null}"#,
+            "INVALID_REQUEST",
+        ),
+    ]);
+}

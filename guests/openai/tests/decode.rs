@@ -1506,6 +1506,18 @@ fn an_apps_answer_too_slow_an_error_flag_beside_its_words_a_jobs_result_and_noth
         ok(r#"{"answer":"I cannot answer this query as it violates our safety policies."}"#),
         "CONTENT_FILTER"
     );
+    // An off-topic decline as the app's lone `message`; an error's words inside a success
+    // envelope's data.
+    assert_eq!(
+        ok(r#"{"message":"I can only help with dental appointments."}"#),
+        "CONTENT_FILTER"
+    );
+    assert_eq!(
+        ok(
+            r#"{"status":200,"message":"success","data":{"video_script":"Error:  returned empty choices"}}"#
+        ),
+        "EMPTY_RESPONSE"
+    );
     // A stand-in that says no reply came, and nothing else.
     assert_eq!(ok(r#"{"reply":"No reply."}"#), "EMPTY_RESPONSE");
     // Nothing found to answer with: no result.

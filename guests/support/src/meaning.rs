@@ -969,12 +969,20 @@ fn says_pool_exhausted(text: &str) -> bool {
 /// Too many of the server's jobs of a kind ("Too many project map jobs, please try again later",
 /// Plandex's queue of map jobs, under a 429): its work queue is full, capacity. The caller's own
 /// jobs ("you have too many jobs running") are a rate.
+/// (Or the jobs' limit reached: "Maximum job limit (500) reached", the queue of a subtitle
+/// translator's jobs full.)
 fn says_too_many_jobs(text: &str) -> bool {
     let words = words(text);
     let named = (1..words.len()).any(|i| {
         words[i - 1] == "too"
             && words[i] == "many"
             && words[i + 1..(i + 4).min(words.len())].contains(&"jobs")
+    }) || (1..words.len()).any(|i| {
+        matches!(words[i - 1], "job" | "jobs")
+            && words[i] == "limit"
+            && words[i + 1..(i + 4).min(words.len())]
+                .iter()
+                .any(|w| matches!(*w, "reached" | "exceeded"))
     });
     named
         && !words.iter().any(|w| {
@@ -1206,6 +1214,10 @@ fn says_a_count_limit_reached(text: &str) -> bool {
         "steps",
         "iteration",
         "iterations",
+        // The server's own jobs ("Maximum job limit (500) reached", a subtitle translator's queue
+        // under a 429): its capacity, `says_too_many_jobs`.
+        "job",
+        "jobs",
     ];
     let words = words(text);
     let reached = (1..words.len()).any(|i| {

@@ -59,6 +59,16 @@ pub(super) fn says_key_limit_exceeded(text: &str) -> bool {
 
 /// A model named as not ready ("Model my-model is not ready yet.", "model not ready").
 pub(super) fn says_model_not_ready(text: &str) -> bool {
+    // Chinese: the model not ready yet, still downloading or loading ("转写模型 fast-whisper / tiny
+    // 尚未下载就绪，正在下载中，请稍候", BiliNote's transcription model).
+    if text.contains("模型")
+        && says_any(
+            text,
+            &["尚未就绪", "尚未下载就绪", "正在下载", "正在加载", "加载中"],
+        )
+    {
+        return true;
+    }
     let words = meaning::words(text);
     (0..words.len()).any(|i| {
         words[i] == "ready"
@@ -158,18 +168,28 @@ pub(super) fn names_a_credential(label: &str) -> bool {
         .any(|c| label.contains(c))
 }
 
-/// A credential said in Chinese to have expired or lapsed ("您的refresh_token已过期，请重新登录获取"):
+/// A credential said in Chinese to have expired, lapsed or be wrong ("您的refresh_token已过期，请重新登录获取"):
 /// Chinese runs the words together, so the word rules do not see the credential. A count of
 /// tokens ("token数") is a length, not a credential.
 pub(super) fn says_credential_expired_zh(text: &str) -> bool {
     // No valid token ("智谱清言无有效token": the relay holds none for that model), or one said
     // invalid.
+    // (Or the key, or the API and its address, said incorrect: "API / API 地址不正确", BiliNote's
+    // connection test when the key or the base URL it was given does not work, what the caller
+    // set up to call with. A request body's form said incorrect, "请求体格式不正确", is the
+    // request's.)
     if [
         "无有效token",
         "无有效的token",
         "token无效",
         "token 无效",
         "无有效令牌",
+        "密钥不正确",
+        "apikey不正确",
+        "apikey 不正确",
+        "api key 不正确",
+        "api 地址不正确",
+        "api地址不正确",
     ]
     .iter()
     .any(|w| text.contains(w))
@@ -212,6 +232,15 @@ pub(super) fn says_parameter_wrong_zh(text: &str) -> bool {
     .any(|part| {
         text.contains(&format!("{part}不能为空")) || text.contains(&format!("{part} 不能为空"))
     }) {
+        return true;
+    }
+    // A step the caller must take first, adding what the request needs ("请先为该供应商添加至少一个模型再测试
+    // 连通性": add at least one model to this provider before testing the connection, BiliNote).
+    // (Signing in or paying first is the credential's or the money's: not this.)
+    if text.contains("请先")
+        && text.contains("添加")
+        && !says_any(text, &["登录", "充值", "密钥", "key", "付费", "订阅"])
+    {
         return true;
     }
     text.contains("参数")
@@ -657,9 +686,20 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
                 && words[i + 2..(i + 4).min(words.len())]
                     .iter()
                     .any(|w| ANSWER.contains(w)))
+            // ("Error: returned empty choices", MoneyPrinterTurbo's script when the model's
+            // `choices` were empty.)
             || (words[i] == "empty"
                 && next.is_some_and(|w| {
-                    matches!(w, "completion" | "output" | "answer" | "response" | "result")
+                    matches!(
+                        w,
+                        "completion"
+                            | "output"
+                            | "answer"
+                            | "response"
+                            | "result"
+                            | "choices"
+                            | "candidates"
+                    )
                 }))
             // "Google AI Studio Candidate text empty": the answer's text, not a request's part.
             || (words[i] == "empty"
@@ -952,8 +992,20 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
                 ["not", "available", ..] | ["is", "not", "available"]
             )
     });
+    // The AI feature itself, just before ("Chat not configured", DentraFlow's 503 when its
+    // OpenAI key is unset; "Assistant is not configured").
+    let feature_not_set_up = (2..words.len()).any(|i| {
+        matches!(words[i], "configured" | "configure")
+            && words[i - 1] == "not"
+            && (matches!(words[i - 2], "chat" | "chatbot" | "assistant" | "copilot")
+                || (words[i - 2] == "is"
+                    && i >= 3
+                    && matches!(words[i - 3], "chat" | "chatbot" | "assistant" | "copilot")))
+            && i <= 4
+    });
     none_set_up
         || client_missing
+        || feature_not_set_up
         || (1..words.len()).any(|i| {
             matches!(words[i], "configured" | "configure")
                 && words[i - 1] == "not"
@@ -1078,6 +1130,7 @@ pub(super) fn credential_words(text: &str) -> String {
         .replace("provider key", "apikey")
         .replace("api-key", "apikey")
         .replace("access key", "accesskey")
+        .replace("license key", "licensekey")
 }
 
 /// No credential there at all: "no" within four words before it, and found, valid, set,
@@ -1196,10 +1249,11 @@ pub(super) fn says_credential_invalid(text: &str) -> bool {
             && (meaning::around(&words, i, 2)
                 .iter()
                 .any(|n| WRONG.contains(n))
-                // "API Key is not valid" (paperless-ai).
+                // "API Key is not valid" (paperless-ai); "licenseKey is not validated!"
+                // (BibiGPT).
                 || words[i + 1..(i + 8).min(words.len())]
                     .windows(2)
-                    .any(|w| w == ["not", "valid"])
+                    .any(|w| w == ["not", "valid"] || w == ["not", "validated"])
                 // A header named for it, missing ("Missing x-pezzo-api-key header"): the name's
                 // own words stand between.
                 || (words.get(i + 1) == Some(&"header")
@@ -1504,6 +1558,31 @@ pub(super) fn says_capability_not_enabled(text: &str) -> bool {
 /// provided"), and a credential missing is the credential's (asked first).
 pub(super) fn says_nothing_given(text: &str) -> bool {
     let words = meaning::words(text);
+    // "No videoId in the request", "No subtitle in the video" (BibiGPT): what the request or the
+    // input it names should carry, not there. (Nothing in an answer, "No text content in AI
+    // response", is an empty answer, read before.)
+    let lacking_in_input = words.first() == Some(&"no")
+        && (2..words.len().min(5)).any(|j| {
+            words[j] == "in"
+                && matches!(words.get(j + 1), Some(&"the" | &"this" | &"your"))
+                && words.get(j + 2).is_some_and(|w| {
+                    matches!(
+                        *w,
+                        "request"
+                            | "video"
+                            | "audio"
+                            | "file"
+                            | "document"
+                            | "input"
+                            | "url"
+                            | "body"
+                    )
+                })
+                && j + 3 == words.len()
+        });
+    if lacking_in_input {
+        return true;
+    }
     // (The participle said of the thing, not an article's adjective: "no endpoints available for
     // the given request" is the server's.)
     words.iter().enumerate().any(|(i, w)| {

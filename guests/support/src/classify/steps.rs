@@ -583,6 +583,15 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     if status.is_some_and(|s| (400..500).contains(&s)) && says_model_not_ready(text) {
         return Some(codes::SERVER_ERROR);
     }
+    // The same in band or under a 200, with a wait asked for (BiliNote's "转写模型 ... 尚未下载就绪，
+    // 正在下载中，请稍候": still downloading, please wait): a model on its way, capacity that waiting
+    // brings, as a 503 says.
+    if !status.is_some_and(|s| (400..600).contains(&s))
+        && says_model_not_ready(text)
+        && says(&["请稍候", "请稍后", "please wait", "try again"])
+    {
+        return Some(codes::OVERLOADED);
+    }
     // A model the server does not offer ("Model gpt-4-turbo-preview is not supported"), whatever
     // the status (OpenCode Zen answers it with a 401).
     if says_model_not_offered(text)
@@ -650,6 +659,9 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
         || (says(&["must be provided", "must be supplied", "has to be set", "must be set", "has to be provided"])
             && !says(&["api key", "api-key", "api_key", "token", "authorization", "credential"]))
         || says(&["exactly one of"])
+        // "baseUrl must start with http:// or https://" (BibiGPT's 500): a value the request set,
+        // of the wrong form.
+        || says(&["must start with", "must begin with", "must end with"])
         || says_request_parameter_constrained(text)
     {
         return Some(codes::INVALID_REQUEST);

@@ -19,6 +19,9 @@ pub(super) const CREDENTIALS: &[&str] = &[
     // A web session's cookies, the credential of proxies over a chat site ("empty cookies").
     "cookie",
     "cookies",
+    // An app's own license key, the credential it checks before calling its AI ("licenseKey is
+    // not validated!", BibiGPT's 500).
+    "licensekey",
 ];
 
 pub(super) const CONTEXT_LABELS: &[&str] = &[
@@ -131,6 +134,11 @@ pub(super) const SERVICE_FAILURE_WORDING: &[&str] = &[
     // capacity.
     "after all attempts",
     "attempts failed",
+    // The server's model did not load ("LLM Compliance Advisor is not available. LLM model failed
+    // to load.", a PDPL checker's 503): broken, not busy. (A model the request names that cannot
+    // be loaded, "Failed to load model 'x': Model directory 'x' not found", is read by its cause.)
+    "model failed to load",
+    "models failed to load",
     // Every upstream failed ("All LLM providers failed" under a 429, "All providers failed"): the
     // server's, as tuning judges it.
     "all providers failed",
