@@ -4872,3 +4872,79 @@ fn license_keys_the_requests_own_lacks_a_feature_not_set_up_models_not_loaded_an
         ),
     ]);
 }
+
+#[test]
+fn childrens_content_configuration_beside_its_ai_a_request_over_its_maximum_ranges_and_japanese_and_portuguese_words()
+ {
+    assert_codes(&[
+        // Content judged unfit for children: a content refusal, whatever the request's words.
+        (
+            400,
+            r#"{"success":false,"error":"We detected content that may not be appropriate for children. Please try different words."}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            400,
+            r#"{"success":false,"error":"We were unable to create an appropriate story with the provided details. Please try using different character names or themes."}"#,
+            "CONTENT_FILTER",
+        ),
+        // A configuration error beside its AI not configured: the credential's; alone, the
+        // server's.
+        (
+            500,
+            r#"{"error":"Server configuration error","message":"AI service not configured. Please contact support.","code":"CONFIG_ERROR"}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"error":"Server configuration error"}"#,
+            "SERVER_ERROR",
+        ),
+        // One request over its own maximum under a quota's code: an overflow; a quota's own
+        // words stay a quota.
+        (
+            429,
+            r#"{"error":"quota_exceeded","message":"Request exceeds maximum tokens per request. Planned 17450 tokens, limit is 16000."}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error":"quota_exceeded","message":"Monthly token quota exhausted. Upgrade your plan."}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // A value out of its range, under a 500 too.
+        (
+            500,
+            r#"{"error":"Song count must be between 1 and 50"}"#,
+            "INVALID_REQUEST",
+        ),
+        // Japanese: the API key not set; an error at the upstream's server, under a 503 too; a
+        // day's count "up to N times".
+        (
+            500,
+            r#"{"error":"OpenAI APIキーが設定されていません。環境変数ファイル（.env.local）を確認してください。"}"#,
+            "AUTH",
+        ),
+        (
+            503,
+            r#"{"error":"OpenAI APIサーバーでエラーが発生しました。しばらく待ってから再試行してください。"}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            429,
+            r#"{"ok":false,"limit":3,"used":3,"remaining":0,"error":"ごめんね、AI診断は1日に3回までだよ。"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // Portuguese: the API key not found; the AI overloaded.
+        (
+            500,
+            r#"{"success":false,"message":"Erro de Configuração: API Key não encontrada."}"#,
+            "AUTH",
+        ),
+        (
+            502,
+            r#"{"success":false,"message":"A IA está indisponível ou sobrecarregada no momento."}"#,
+            "OVERLOADED",
+        ),
+    ]);
+}

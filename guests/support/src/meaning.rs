@@ -1126,6 +1126,9 @@ pub fn says_allowance_spent(text: &str) -> bool {
             // Japanese: today's count at its cap ("本日のパーソナル占いの回数上限に達しました", AI Tarot
             // Chat's 429).
             || (says(&["本日", "今日", "1日の", "一日の"]) && says(&["上限に達しました", "上限に達し"]))
+            // (Or a day's count said as "up to N a day": "AI診断は1日に3回までだよ", Cartopia's
+            // 429.)
+            || (says(&["1日に", "一日に", "1日", "一日"]) && says(&["回まで"]))
             // Korean: a day's or a free allowance all used ("오늘의 무료 체험 질문 수(3개)를 모두
             // 사용하셨습니다": today's free trial questions all used, Buddha Korea's 429).
             || (says(&["모두 사용", "모두 소진", "한도를 초과", "한도 초과"])
@@ -1840,6 +1843,10 @@ fn duration_ms(text: &str) -> Option<u64> {
 /// model has too much traffic now" ("该模型当前访问量过大"), "load too high", "overloaded".
 const OVERLOAD_WORDING: &[&str] = &[
     "overloaded",
+    // Portuguese and Spanish ("A IA está indisponível ou sobrecarregada no momento.", a
+    // Brazilian finance site's 502).
+    "sobrecarregad",
+    "sobrecargad",
     // A one-at-a-time server busy with another call ("some Method is already being executed.",
     // manga-image-translator's 429).
     "already being executed",

@@ -387,7 +387,10 @@ pub(super) fn by_server_side_words(said: &Said) -> Option<FailureCode> {
     // set up the OpenAI API key.") it is the credential's: read with the wording, below.
     // (Or said incomplete: "Service configuration is incomplete: GROQ_API_KEY", ConciergeFlow's
     // 502, names the key that is missing.)
-    let configuration_broken = says(CONFIGURATION_BROKEN) && !names_a_key(text);
+    // (Nor beside its AI said not configured: GCSEMate's `{"error": "Server configuration error",
+    // "message": "AI service not configured. ..."}`, the credential's, read with the wording.)
+    let configuration_broken =
+        says(CONFIGURATION_BROKEN) && !names_a_key(text) && !says_ai_not_configured(text);
     // A check of the server's own that failed, under its own 5xx ("Rate limit check failed",
     // tldraw's 503): the limiter broke, no limit was hit. (Under a 429 the check is the limit's:
     // Bifrost's "Rate limit check failed: policy violation (request_limited)".)
@@ -519,6 +522,12 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     if says(&["token budget", "token_budget", "tokens budget"])
         && meaning::says_context_overflow(text)
     {
+        return Some(codes::CONTEXT_WINDOW_EXCEEDED);
+    }
+    // One request over its own maximum, beside a quota's code ("Request exceeds maximum tokens
+    // per request. Planned 17450 tokens, limit is 16000." under KimuntuPro's `quota_exceeded`):
+    // only a smaller request succeeds, whatever the guard calls it.
+    if says(&["per request"]) && meaning::says_context_overflow(&without_codes(text)) {
         return Some(codes::CONTEXT_WINDOW_EXCEEDED);
     }
     if meaning::says_quota_exhausted(text) && !meaning::says_only_a_per_minute_budget(text) {
@@ -662,6 +671,9 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
         // "baseUrl must start with http:// or https://" (BibiGPT's 500): a value the request set,
         // of the wrong form.
         || says(&["must start with", "must begin with", "must end with"])
+        // "Song count must be between 1 and 50" (Listify's 500): a value the request set, out of
+        // its range.
+        || says(&["must be between"])
         || says_request_parameter_constrained(text)
     {
         return Some(codes::INVALID_REQUEST);
@@ -942,4 +954,14 @@ pub(super) fn by_rpc_status(said: &Said) -> Option<FailureCode> {
         return Some(codes::SERVER_ERROR);
     }
     None
+}
+
+/// `text` without the codes in it (`quota_exceeded`) and without their words, which the reading
+/// of an error adds ("quota exceeded"): what its message alone says.
+fn without_codes(text: &str) -> String {
+    text.split_whitespace()
+        .filter(|w| w.contains('_'))
+        .fold(text.to_string(), |alone, code| {
+            alone.replace(code, "").replace(&code.replace('_', " "), "")
+        })
 }

@@ -177,6 +177,10 @@ pub(super) const SERVICE_FAILURE_WORDING: &[&str] = &[
     "search error",
     "internal error",
     "upstream error",
+    // Japanese: an error at the (upstream's) server ("OpenAI APIサーバーでエラーが発生しました。",
+    // bigma.jp's 503): the server's failure, as "upstream error" is.
+    "サーバーでエラーが発生",
+    "サーバーエラーが発生",
     "backend error",
     // A server going away ("The inference scheduler is shutting down."): not one too busy.
     "shutting down",
@@ -302,6 +306,16 @@ pub(super) const VALIDATION_WORDING: &[&str] = &[
     "properly formatted",
 ];
 pub(super) const CONTENT_WORDING: &[&str] = &[
+    // Content judged unfit for children ("We detected content that may not be appropriate for
+    // children.", "Theme \"war heroes\" is not suitable for children"; "We were unable to create
+    // an appropriate story with the provided details. Please try using different character names
+    // or themes.": AI Stories, a children's story writer, under 400s).
+    "appropriate for children",
+    "suitable for children",
+    "appropriate for kids",
+    "suitable for kids",
+    "unable to create an appropriate",
+    "unable to generate an appropriate",
     // An answer held back by a service's own rules ("... it does not meet the GOV.UK Chat content
     // guidelines."), a question refused for the personal data in it ("Personal data has been
     // detected in your question."), a refusal that asks for another question ("I cannot answer
@@ -397,6 +411,19 @@ pub(super) const CONTENT_WORDING: &[&str] = &[
     "阻止生成",
 ];
 pub(super) const AUTH_WORDING: &[&str] = &[
+    // Japanese: the API key not set ("OpenAI APIキーが設定されていません。", bigma.jp's 500);
+    // Portuguese and Spanish: the API key not found or not set ("Erro de Configuração: API Key não
+    // encontrada.", a Brazilian finance site's 500).
+    "apiキーが設定されていません",
+    "apiキーが未設定",
+    "apiキーが無効",
+    "api key não encontrada",
+    "api key não configurada",
+    "chave de api não",
+    "chave da api não",
+    "api key no encontrada",
+    "api key no configurada",
+    "clave de api no",
     // Credentials that could not be set up or found ("Error setting up AWS credentials",
     // marimo's 400; botocore's "Unable to locate credentials").
     "setting up aws credentials",
