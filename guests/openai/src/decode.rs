@@ -1118,7 +1118,24 @@ impl Decoder {
                 .iter()
                 .filter_map(|k| o.get(*k).and_then(Value::as_str))
             })
-            .find_map(|said| failure_named_by_words(said, |v| classify_in_band(v, &self.head)));
+            .find_map(|said| failure_named_by_words(said, |v| classify_in_band(v, &self.head)))
+            // (Or a stand-in marked degraded, with its reason as the message: EcoScore's
+            // `{"insight": null, "recommendations": [...fallbacks], "degraded": true, "message":
+            // "Generation is taking longer than expected. Showing fallback actions."}`.)
+            .or_else(|| {
+                values
+                    .iter()
+                    .filter_map(Value::as_object)
+                    .filter(|o| {
+                        ["degraded", "fallback", "isFallback", "is_fallback"]
+                            .iter()
+                            .any(|k| o.get(*k) == Some(&Value::Bool(true)))
+                    })
+                    .filter_map(|o| o.get("message").and_then(Value::as_str))
+                    .find_map(|said| {
+                        failure_named_by_words(said, |v| classify_in_band(v, &self.head))
+                    })
+            });
         // A flag set true whose name says a failure (Quadratic's assistant message with empty
         // content beside `"exceededBillingLimit": true`): the failure its name's words name.
         let by_flag = || {

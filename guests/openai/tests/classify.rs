@@ -4948,3 +4948,58 @@ fn childrens_content_configuration_beside_its_ai_a_request_over_its_maximum_rang
         ),
     ]);
 }
+
+#[test]
+fn moderated_messages_rates_in_other_words_every_upstream_out_offline_assistants_and_spanish_and_indonesian_keys()
+ {
+    assert_codes(&[
+        // A message moderated: a content refusal.
+        (
+            200,
+            r#"{"error":"Your message was moderated, please send a new one."}"#,
+            "CONTENT_FILTER",
+        ),
+        // "Rate-limited" is a rate; every upstream out, some for their rates, is capacity.
+        (
+            429,
+            r#"{"error":"AI is rate-limited right now. Please wait a moment and try again."}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            503,
+            r#"{"error":"All candidate models unavailable (rate-limited or no capacity)"}"#,
+            "OVERLOADED",
+        ),
+        // Offline under a gateway's 504: capacity; a plain 504 stays a time-out.
+        (
+            504,
+            r#"{"error":"Assistant is offline, try again soon!"}"#,
+            "OVERLOADED",
+        ),
+        (504, r#"{"error":"Gateway Timeout"}"#, "TIMEOUT"),
+        // No content from the AI: an empty answer.
+        (500, r#"{"error":"No content from AI"}"#, "EMPTY_RESPONSE"),
+        // Spanish and Indonesian: the key to configure, missing or to check; a configuration
+        // incomplete with no key named is the server's.
+        (
+            503,
+            r#"{"error":"El servicio de chat está temporalmente no disponible. Por favor, contacta al administrador para configurar la clave API de OpenAI."}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"message":"Configuración de OpenAI inválida. Por favor, verifica tu API key."}"#,
+            "AUTH",
+        ),
+        (
+            503,
+            r#"{"error":"🔑 API Keys belum dikonfigurasi di Vercel."}"#,
+            "AUTH",
+        ),
+        (
+            503,
+            r#"{"error":"Configuración incompleta"}"#,
+            "SERVER_ERROR",
+        ),
+    ]);
+}

@@ -1518,6 +1518,13 @@ fn an_apps_answer_too_slow_an_error_flag_beside_its_words_a_jobs_result_and_noth
         ),
         "EMPTY_RESPONSE"
     );
+    // A stand-in marked degraded: the failure its message names.
+    assert_eq!(
+        ok(
+            r#"{"insight":null,"recommendations":[{"id":"fallback-1","action":"Take the metro once this week"}],"degraded":true,"message":"Generation is taking longer than expected. Showing fallback actions."}"#
+        ),
+        "TIMEOUT"
+    );
     // A stand-in that says no reply came, and nothing else.
     assert_eq!(ok(r#"{"reply":"No reply."}"#), "EMPTY_RESPONSE");
     // Nothing found to answer with: no result.

@@ -926,7 +926,7 @@ pub fn says_overloaded(text: &str) -> bool {
 /// Every upstream said unavailable ("All LLM services unavailable", Taxentia's 500 when its
 /// primary and fallback models are both out): nowhere to send the request now, capacity. Every
 /// one said to have failed ("All providers failed") is the server's failure, read elsewhere.
-fn says_every_upstream_unavailable(text: &str) -> bool {
+pub fn says_every_upstream_unavailable(text: &str) -> bool {
     let words = words(text);
     (0..words.len()).any(|i| {
         words[i] == "all"

@@ -559,6 +559,13 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
             "no response from anthropic",
             "no response from groq",
             "no response from deepseek",
+            // ("No content from AI", Intime HR's performance-review writer.)
+            "no content from ai",
+            "no content from the ai",
+            "no content from model",
+            "no content from the model",
+            "no content from llm",
+            "no content from the llm",
             "blank assistant reply",
             "blank reply",
             "blank response",

@@ -438,6 +438,12 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     } = *said;
     let label = |pred: &dyn Fn(&str) -> bool| said.label(pred);
     let says = |patterns: &[&str]| said.says(patterns);
+    // The assistant said offline, under a gateway's 504 ("Assistant is offline, try again soon!",
+    // a Roblox NPC backend's answer for any failure of its call): the server not up to answer,
+    // capacity, not a wait that ran out.
+    if status == Some(504) && says(&["is offline", "are offline", "went offline"]) {
+        return Some(codes::OVERLOADED);
+    }
     // HTTP 429's reason phrase and nothing else, under a 503 or 529 ("Too Many Requests" from
     // Modular's MAX when its request queue is full): the words restate a status, and the server's
     // own status says whose limit it is, its own.
@@ -805,6 +811,11 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     // 503): the pool has no room, capacity, as "All available ... accounts have reached their
     // concurrency limit" is. One account's or key's cap is a rate (below).
     if says_pool_at_concurrency_cap(text) {
+        return Some(codes::OVERLOADED);
+    }
+    // Every upstream out, some of them for their rates ("All candidate models unavailable
+    // (rate-limited or no capacity)", Logos's 503): nowhere to send the request, capacity.
+    if meaning::says_every_upstream_unavailable(text) {
         return Some(codes::OVERLOADED);
     }
     if rate_wording || says_already_in_progress_zh(text) {

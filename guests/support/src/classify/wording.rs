@@ -260,6 +260,10 @@ pub(super) const CONFIGURATION_BROKEN: &[&str] = &[
     "configuration is missing",
     "configuration missing",
     "missing configuration",
+    // Spanish and Portuguese ("Configuración incompleta", a Spanish math tutor's 503).
+    "configuración incompleta",
+    "configuración de openai inválida",
+    "configuração incompleta",
 ];
 /// An in-band error that says what is wrong with the request.
 pub(super) const VALIDATION_WORDING: &[&str] = &[
@@ -310,6 +314,11 @@ pub(super) const CONTENT_WORDING: &[&str] = &[
     // children.", "Theme \"war heroes\" is not suitable for children"; "We were unable to create
     // an appropriate story with the provided details. Please try using different character names
     // or themes.": AI Stories, a children's story writer, under 400s).
+    // A message held back by a moderation check ("Your message was moderated, please send a new
+    // one.", a Roblox NPC backend's answer).
+    "message was moderated",
+    "request was moderated",
+    "prompt was moderated",
     "appropriate for children",
     "suitable for children",
     "appropriate for kids",
@@ -424,6 +433,18 @@ pub(super) const AUTH_WORDING: &[&str] = &[
     "api key no encontrada",
     "api key no configurada",
     "clave de api no",
+    // Spanish: the OpenAI key to configure, missing or to check ("... contacta al administrador
+    // para configurar la clave API de OpenAI.", "... porque falta la clave de API de OpenAI.", a
+    // Spanish math tutor's 503s; "Por favor, verifica tu API key.", a study assistant's 500).
+    "configurar la clave",
+    "falta la clave",
+    "verifica tu api key",
+    "verifica tu clave",
+    // Indonesian: the API keys not configured yet ("API Keys belum dikonfigurasi di Vercel.",
+    // MPT Warrior's 503).
+    "api key belum",
+    "api keys belum",
+    "kunci api belum",
     // Credentials that could not be set up or found ("Error setting up AWS credentials",
     // marimo's 400; botocore's "Unable to locate credentials").
     "setting up aws credentials",
@@ -639,6 +660,10 @@ pub(super) const RATE_WORDING: &[&str] = &[
     // ("Rate-Limit erreicht", FreeScout's AI Assist in German: reached. "rate-limited" beside
     // "no capacity" is every upstream out, read as overload.)
     "rate-limit erreicht",
+    // "AI is rate-limited right now. Please wait a moment and try again." (EcoTrack AI's answer
+    // under a 200.)
+    "rate-limited",
+    "rate limited",
     // "You have reached the maximum number of requests for this service. Try again later."
     // (Odoo): a count of requests at its cap, a rate unless a day or a plan is named (read first).
     "maximum number of requests",
