@@ -273,18 +273,46 @@ fn marked_refused(v: &Value) -> bool {
 }
 
 /// The texts of an app's answer: the strings under a key that names one (`response`, `answer`,
-/// `reply`, or one of them with a suffix, KrishiBondhu's `reply_text`, `responseText`), in the
-/// keys' order.
+/// `reply`, `analysis`, or one of them with a suffix, KrishiBondhu's `reply_text`,
+/// `responseText`), in the keys' order.
 fn app_answers(o: &serde_json::Map<String, Value>) -> impl Iterator<Item = &str> {
     o.iter()
         .filter(|(k, _)| {
             let k = k.to_ascii_lowercase().replace('_', "");
-            ["response", "answer", "reply"].iter().any(|name| {
-                k.strip_prefix(name)
-                    .is_some_and(|rest| matches!(rest, "" | "text" | "message"))
-            })
+            ["response", "answer", "reply", "analysis"]
+                .iter()
+                .any(|name| {
+                    k.strip_prefix(name)
+                        .is_some_and(|rest| matches!(rest, "" | "text" | "message"))
+                })
         })
         .filter_map(|(_, v)| v.as_str())
+}
+
+/// An app's answer whose first line says it is an error ("⚠️ **Lỗi: Không có quyền truy cập.**"
+/// then a list of remedies, THITHI-AI's answers for Gemini's failures): that line, the error's
+/// words; the remedies after it name other things (billing, keys, quotas) to check. Any other
+/// answer, whole.
+fn error_line_or_whole(answer: &str) -> &str {
+    let first = answer.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let lower = first.to_lowercase();
+    if first.len() < answer.trim().len()
+        && [
+            "error:",
+            "lỗi:",
+            "erro:",
+            "fehler:",
+            "erreur:",
+            "错误：",
+            "错误:",
+        ]
+        .iter()
+        .any(|lead| lower.contains(lead))
+    {
+        first
+    } else {
+        answer
+    }
 }
 
 /// Whether an app's answer declines the request as outside what the app is for: it says it can
@@ -1078,7 +1106,8 @@ impl Decoder {
         });
         let app = values
             .iter()
-            .filter_map(|v| v.as_object().and_then(|o| app_answers(o).next()));
+            .filter_map(|v| v.as_object().and_then(|o| app_answers(o).next()))
+            .map(error_line_or_whole);
         if let Some(failure) = self.failure_in_status_sentences(assistant.chain(app)) {
             return Some(failure);
         }

@@ -5003,3 +5003,78 @@ fn moderated_messages_rates_in_other_words_every_upstream_out_offline_assistants
         ),
     ]);
 }
+
+#[test]
+fn provider_key_variables_sizes_under_a_rate_label_yearly_and_contact_us_limits_reset_dates_and_italian_russian_vietnamese_words()
+ {
+    assert_codes(&[
+        // An AI provider's key by its own variable, or said not set a few words on.
+        (400, r#"{"error":"GEMINI_KEY is not configured."}"#, "AUTH"),
+        (
+            500,
+            r#"{"error":{"details":"GEMINI_API_KEY environment variable not set","message":"An error occurred while processing your request","status":"INTERNAL"}}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"error":{"message":"An error occurred while processing your request","status":"INTERNAL"}}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            400,
+            r#"{"error":"AI did not return a valid SQL query. AI provider not enabled or key not set"}"#,
+            "AUTH",
+        ),
+        // A size in bytes over its cap under Gemini's RESOURCE_EXHAUSTED; tokens per minute stay a
+        // rate.
+        (
+            429,
+            r#"{"error":{"message":"Image too large (>7.5MB).","status":"RESOURCE_EXHAUSTED"}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            400,
+            r#"{"error":"Code exceeds maximum size of 100KB"}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        // A yearly limit, a limit raised by asking the vendor, a reset at midnight: quotas.
+        (
+            429,
+            r#"{"error":"Yearly limit of 50 LLM calls reached. Limit resets on January 1st."}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            400,
+            "Reached requests limit. If you need more requests let us know on hi@pythagora.ai",
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error":"Rate limit exceeded","limit":100,"resetAt":"2026-12-04T00:00:00.000Z"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error":"Rate limit exceeded","limit":100,"resetAt":"2026-12-04T10:41:07.000Z"}"#,
+            "RATE_LIMITED",
+        ),
+        // Italian: the text too long; a day's limit; the quota spent.
+        (
+            400,
+            r#"{"error":"Testo troppo lungo (max 4096 caratteri)"}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error":"LIMITE_RAGGIUNTO","message":"Hai raggiunto il limite giornaliero di domande. Riprova domani o passa a Premium per 300 domande/giorno!","remaining":0}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (429, r#"{"error":"QUOTA_ESAURITA"}"#, "QUOTA_EXCEEDED"),
+        // Russian: not enough funds on the balance, under a 403 too.
+        (
+            403,
+            r#"{"error": "Недостаточно средств на балансе", "balance": 0.0, "required": 15}"#,
+            "QUOTA_EXCEEDED",
+        ),
+    ]);
+}

@@ -1518,6 +1518,24 @@ fn an_apps_answer_too_slow_an_error_flag_beside_its_words_a_jobs_result_and_noth
         ),
         "EMPTY_RESPONSE"
     );
+    // An answer whose first line says it is an error: that line, not the remedies after it.
+    assert_eq!(
+        ok(
+            r#"{"answer":"⚠️ **Lỗi: Không có quyền truy cập.**\n\n1. **Kiểm tra API key**\n2. **Kiểm tra billing (nếu cần):** Một số model yêu cầu billing enabled","sources":[]}"#
+        ),
+        "AUTH"
+    );
+    assert_eq!(
+        ok(
+            r#"{"answer":"⚠️ **Lỗi: Đã vượt quá quota của Gemini API.**\n\n1. **Đợi reset quota**"}"#
+        ),
+        "QUOTA_EXCEEDED"
+    );
+    // An analysis as the app's answer: the Russian time-out in it.
+    assert_eq!(
+        ok(r#"{"analysis":"Превышено время ожидания ответа от AI-сервиса. Попробуйте ещё раз."}"#),
+        "TIMEOUT"
+    );
     // A stand-in marked degraded: the failure its message names.
     assert_eq!(
         ok(

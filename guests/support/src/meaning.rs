@@ -146,6 +146,21 @@ pub fn says_context_overflow(text: &str) -> bool {
         || (says(LENGTH_LIMITS) && says(EXCESS))
         // The input itself too long, or the request to shorten it.
         || (says(&["too long", "too big", "too large"]) && says(LONG_SUBJECTS))
+        // Italian, Spanish, French, German, Portuguese: the text too long ("Testo troppo lungo (max
+        // 4096 caratteri)", an Italian sales assistant's speech route).
+        || says_any(
+            text,
+            &[
+                "testo troppo lungo",
+                "messaggio troppo lungo",
+                "texto demasiado largo",
+                "mensaje demasiado largo",
+                "texte trop long",
+                "message trop long",
+                "text zu lang",
+                "texto muito longo",
+            ],
+        )
         // "Content is too long for study tools." (Canvas LMS's 422): what was sent, too long.
         || says_any(text, &["content is too long", "content too long", "contents are too long"])
         // "Cannot run completion on text this long" (Wagtail AI): the input, this long.
@@ -349,6 +364,10 @@ pub fn says_too_slow(text: &str) -> bool {
             // "The AI assistant is taking longer than usual to respond." (GymBrAIn's answer when
             // its call to the model was cut off after five seconds).
             "taking longer than usual",
+            // Russian: the wait for the answer exceeded ("Превышено время ожидания ответа от
+            // AI-сервиса.", a Russian platform's analysis in a 200).
+            "превышено время ожидания",
+            "время ожидания истекло",
             "taking longer than expected",
             "took longer than expected",
             // "I could not find an answer in time." (GOV.UK Chat), "did not respond in time".
@@ -1263,8 +1282,9 @@ fn says_subscription_lapsed(text: &str) -> bool {
 }
 
 /// See [`says_context_overflow`]: a size in bytes ("5MB", "50 mb", "10485760 bytes") named as the
-/// cap of a file, an image or an upload ("must be under", "must not exceed", "exceeds").
-fn says_size_capped(text: &str) -> bool {
+/// cap of a file, an image, an upload, code or a document ("must be under", "must not exceed",
+/// "exceeds").
+pub fn says_size_capped(text: &str) -> bool {
     let subject = says_any(
         text,
         &[
@@ -1276,6 +1296,10 @@ fn says_size_capped(text: &str) -> bool {
             "video",
             "pdf",
             "photo",
+            // "Code exceeds maximum size of 100KB" (a code beautifier's 400).
+            "code",
+            "document",
+            "payload",
         ],
     );
     let capped = says_any(
@@ -1397,7 +1421,20 @@ fn says_used_up(text: &str) -> bool {
     });
     let chinese =
         says_any(text, &["额度", "限额", "配额"]) && says_any(text, &["用完", "用尽", "耗尽"]);
-    (english || chinese) && !says_any(text, SHORT_BUDGETS)
+    // Italian and Vietnamese: the quota or credit spent or exceeded (`QUOTA_ESAURITA`, an Italian
+    // sales assistant's code; "Đã vượt quá quota của Gemini API.", THITHI-AI's answer).
+    let other = says_any(
+        text,
+        &[
+            "quota esaurita",
+            "credito esaurito",
+            "crediti esauriti",
+            "vượt quá quota",
+            // ("API key không có quota free tier (limit: 0).": the key has no quota at all.)
+            "không có quota",
+        ],
+    );
+    (english || chinese || other) && !says_any(text, SHORT_BUDGETS)
 }
 
 /// A quota or a budget named as run out, in whatever words: "user quota is not enough", "quota
@@ -1577,6 +1614,12 @@ fn names_a_usage_limit(text: &str) -> bool {
         // A limit and the remedy of a bigger plan ("Your assistant limit has been reached. Please
         // upgrade your plan to increase your limit.", Grist), with no retry offered: paying, not
         // waiting, lifts it.
+        // A limit reached whose remedy is asking the vendor for more ("Reached requests limit. If
+        // you need more requests let us know on hi@pythagora.ai", Pythagora's 400): a person
+        // lifts it, not a wait.
+        || (text.contains("limit")
+            && says_any(text, &["if you need more"])
+            && says_any(text, &["let us know", "contact us", "reach out"]))
         || (says_any(text, &["upgrade your plan", "upgrade your subscription"])
             && text.contains("limit")
             && !says_any(text, &["try again", "retry", "later", "wait"]))
@@ -2079,6 +2122,9 @@ const SHORTEN: &[&str] = &[
 ];
 const MONEY: &[&str] = &[
     "credit",
+    // Russian: not enough funds on the balance ("Недостаточно средств на балансе", a Russian
+    // platform's 403).
+    "недостаточно средств",
     // "You have reached the price limit" (telli): a spending cap.
     "price limit",
     "cost limit",
@@ -2247,6 +2293,16 @@ const LONG_BUDGETS: &[&str] = &[
     "weekly",
     "per month",
     "monthly",
+    // "Yearly limit of 50 LLM calls reached. Limit resets on January 1st." (PayslipMax).
+    "yearly",
+    "per year",
+    "annual",
+    // Italian: a day's limit, try again tomorrow ("Hai raggiunto il limite giornaliero di domande.
+    // Riprova domani ...", an Italian sales assistant's 429).
+    "giornalier",
+    "riprova domani",
+    "al giorno",
+    "/giorno",
     // "limited to 1000 API calls / month".
     "/ day",
     "/day",

@@ -32,6 +32,15 @@ impl ErrorInfo {
             Value::Object(o) => {
                 info.request_id = o.get("request_id").and_then(string_of);
                 info.id = o.get("id").and_then(string_of);
+                // The time a limit resets, as words (SkyLine's `{"error": "Rate limit exceeded",
+                // "limit": 100, "resetAt": "2026-12-04T00:00:00.000Z"}`): a reset at midnight is
+                // a day's budget, read by `meaning` as any "resets at" date is.
+                for key in ["resetAt", "reset_at", "resetsAt", "resets_at"] {
+                    if let Some(at) = o.get(key).and_then(Value::as_str) {
+                        info.extra.push_str(" resets at ");
+                        info.extra.push_str(&clip(at, 40));
+                    }
+                }
                 match o.get("error") {
                     Some(Value::Object(e)) => {
                         info.read_fields(e);

@@ -595,6 +595,9 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
         "choices",
         "completion",
         "response",
+        // "The AI model did not return an image for ..." (Hairfit): what it was asked to make.
+        "image",
+        "images",
     ];
     // Chinese: the response (or what came back) empty ("上游流式响应为空", grok2api).
     // (响应内容为空, "the response's content empty": TradingAgents-CN's test of an LLM; 未生成任何结果,
@@ -929,6 +932,9 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
             "no llm provider configured",
             "ai not enabled",
             "ai is not enabled",
+            // "AI provider not enabled or key not set" (GrowthBook's SQL generator).
+            "ai provider not enabled",
+            "ai provider is not enabled",
             "genai is not enabled",
             // Asked as a requirement: "AI execution mode requires AI configuration (provider,
             // model, and API key)" (PhishLogic).
@@ -1039,6 +1045,11 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
                         | "deepseek"
                         | "cohere"
                         | "seer"
+                        // A provider's key by its variable ("GEMINI_KEY is not configured.").
+                        | "gemini_key"
+                        | "openai_key"
+                        | "anthropic_key"
+                        | "groq_key"
                         // A service the server calls, by its name ("Retell service not
                         // configured", an AI-managed restaurant's 503): its provider not set
                         // up. (A part of its own setup, an index or a database, is read first as
@@ -1109,6 +1120,24 @@ fn is_a_credential_word(w: &str) -> bool {
         ]
         .iter()
         .any(|end| w.ends_with(end))
+        // An AI provider's key by its own variable ("GEMINI_KEY is not configured.", Bling's 400).
+        || w.strip_suffix("_key").is_some_and(|provider| {
+            matches!(
+                provider,
+                "openai"
+                    | "gemini"
+                    | "google"
+                    | "anthropic"
+                    | "claude"
+                    | "groq"
+                    | "mistral"
+                    | "deepseek"
+                    | "openrouter"
+                    | "cohere"
+                    | "together"
+                    | "xai"
+            )
+        })
 }
 
 /// A status named INTERNAL (gRPC's and absl's name for a server-side failure, as servers built on
@@ -1261,6 +1290,12 @@ pub(super) fn says_credential_invalid(text: &str) -> bool {
                 || words[i + 1..(i + 8).min(words.len())]
                     .windows(2)
                     .any(|w| w == ["not", "valid"] || w == ["not", "validated"])
+                // A key's variable said not set a few words on ("GEMINI_API_KEY environment
+                // variable not set", PayslipMax's details).
+                || (w.contains('_')
+                    && words[i + 1..(i + 5).min(words.len())]
+                        .windows(2)
+                        .any(|w| w == ["not", "set"]))
                 // A header named for it, missing ("Missing x-pezzo-api-key header"): the name's
                 // own words stand between.
                 || (words.get(i + 1) == Some(&"header")

@@ -220,6 +220,13 @@ pub(super) fn by_labels(said: &Said) -> Option<FailureCode> {
             if (meaning::says_overloaded(text) || says(WAITED_OUT)) && !says(RATE_WORDING) {
                 return Some(codes::OVERLOADED);
             }
+            // A size in bytes over its limit under the label (Bling's `{"message": "Image too
+            // large (>7.5MB).", "status": "RESOURCE_EXHAUSTED"}`, Gemini's status passed on): the
+            // request too large, whatever the label. (Tokens over a limit per minute stay the
+            // rate's.)
+            if meaning::says_size_capped(text) && !says(RATE_WORDING) {
+                return Some(codes::CONTEXT_WINDOW_EXCEEDED);
+            }
             // A queue over its limit outranks the rate words beside it ("Too many requests:
             // waiting queue (257) exceeds max-num-seqs (256)." under `rate_limit_exceeded`): the
             // servers' state, stated with its figures.
@@ -411,7 +418,9 @@ pub(super) fn by_server_side_words(said: &Said) -> Option<FailureCode> {
         || check_broken
         || never_set_up
         || says_failed_after_attempts(text)
-        || says_status_internal(text)
+        // (With a key named, the key is why: PayslipMax's `{"details": "GEMINI_API_KEY
+        // environment variable not set", "status": "INTERNAL"}`, read with the wording.)
+        || (says_status_internal(text) && !names_a_key(text))
         || says_no_backends_found(text)
         || says_upstream_answer_broken(text)
         || (!said.server_status

@@ -420,6 +420,9 @@ pub(super) const CONTENT_WORDING: &[&str] = &[
     "阻止生成",
 ];
 pub(super) const AUTH_WORDING: &[&str] = &[
+    // Vietnamese: no access permission ("Lỗi: Không có quyền truy cập.", THITHI-AI's answer for
+    // Gemini's 403).
+    "không có quyền truy cập",
     // Japanese: the API key not set ("OpenAI APIキーが設定されていません。", bigma.jp's 500);
     // Portuguese and Spanish: the API key not found or not set ("Erro de Configuração: API Key não
     // encontrada.", a Brazilian finance site's 500).
