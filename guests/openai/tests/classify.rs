@@ -5078,3 +5078,86 @@ fn provider_key_variables_sizes_under_a_rate_label_yearly_and_contact_us_limits_
         ),
     ]);
 }
+
+#[test]
+fn fields_and_their_messages_notes_of_a_failed_request_transcripts_free_plans_and_central_european_and_hebrew_words()
+ {
+    assert_codes(&[
+        // A reason phrase beside a validator's field and its message: the field's message.
+        (
+            400,
+            r#"{"error":"Bad Request","message":"Validation failed","details":{"prompt":"Prompt too long (max 2000 characters)"}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        // A failed request's notes: what they say together.
+        (
+            200,
+            r#"{"success":false,"task_plans":[],"recommendations":["OpenAI APIキーが設定されていません。設定画面でAPIキーを登録してください。"],"insights":[]}"#,
+            "AUTH",
+        ),
+        // A transcript that came back empty: an empty answer; one provided empty: the request's.
+        (
+            422,
+            r#"{"error":"empty_transcript","message":"Nem sikerült szöveget felismerni."}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            400,
+            r#"{"detail":"Empty transcript text provided"}"#,
+            "INVALID_REQUEST",
+        ),
+        // A free plan's cap with an upgrade: a quota, under a 403 too.
+        (
+            403,
+            r#"{"error":"Free plan is limited to 3 tasks. Upgrade to Pro."}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // No tool call returned when one was asked for: an empty answer.
+        (
+            500,
+            r#"{"detail":"OpenAI parsing failed: Failed to parse reminder with OpenAI: No tool call returned from OpenAI"}"#,
+            "EMPTY_RESPONSE",
+        ),
+        // Hungarian, Swedish, Czech, Romanian, Hebrew and Dutch.
+        (
+            429,
+            r#"{"error":"Elérted a napi 50 kérés limitet. Próbáld meg holnap!"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            500,
+            r#"{"error":"AI returnerade inget resultat"}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            400,
+            r#"{"error":"Soubor je příliš velký. Limit je 25 MB."}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            429,
+            r#"{"error":"Serviciul AI este temporar supraîncărcat. Încearcă din nou în câteva minute."}"#,
+            "OVERLOADED",
+        ),
+        (
+            429,
+            r#"{"error":"Ai folosit toate cele 10 întrebări gratuite din Demo."}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            500,
+            r#"{"error":"שירות ה-AI אינו זמין כרגע. נסה שוב בעוד כמה דקות."}"#,
+            "OVERLOADED",
+        ),
+        (
+            503,
+            r#"{"detail":"OpenAI heeft de API-key geweigerd. Controleer OPENAI_API_KEY in .env."}"#,
+            "AUTH",
+        ),
+        (
+            503,
+            r#"{"detail":"Het geconfigureerde Qwen3.5-model is nog niet geïnstalleerd op Ollama."}"#,
+            "SERVER_ERROR",
+        ),
+    ]);
+}

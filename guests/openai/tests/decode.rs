@@ -1536,6 +1536,16 @@ fn an_apps_answer_too_slow_an_error_flag_beside_its_words_a_jobs_result_and_noth
         ok(r#"{"analysis":"Превышено время ожидания ответа от AI-сервиса. Попробуйте ещё раз."}"#),
         "TIMEOUT"
     );
+    // "Openapi" is no Hungarian "napi" (daily): Qianfan's method refused stays the request's.
+    assert_eq!(
+        ok(r#"{"error_code":3,"error_msg":"Unsupported openapi method"}"#),
+        "INVALID_REQUEST"
+    );
+    // A lone field whose words say what the request gave is not valid.
+    assert_eq!(
+        ok(r#"{"recipe":"Ingredient informed is not valid."}"#),
+        "INVALID_REQUEST"
+    );
     // A stand-in marked degraded: the failure its message names.
     assert_eq!(
         ok(

@@ -1300,6 +1300,8 @@ pub fn says_size_capped(text: &str) -> bool {
             "code",
             "document",
             "payload",
+            // Czech: the file ("Soubor je příliš velký. Limit je 25 MB.", ZEdu's import).
+            "soubor",
         ],
     );
     let capped = says_any(
@@ -1314,6 +1316,8 @@ pub fn says_size_capped(text: &str) -> bool {
             "a smaller",
             "or less",
             "or smaller",
+            // Czech: too large.
+            "příliš velk",
         ],
     );
     let words = words(text);
@@ -1430,6 +1434,12 @@ fn says_used_up(text: &str) -> bool {
             "credito esaurito",
             "crediti esauriti",
             "vượt quá quota",
+            // Romanian: all the free questions used ("Ai folosit toate cele 10 întrebări
+            // gratuite din Demo.", YANA's 429); Czech: a test account's AI limit, full access by
+            // registering ("Testovací účet má limit AI generování. Pro plný přístup se
+            // zaregistrujte.", ZEdu's 429).
+            "ai folosit toate",
+            "testovací účet má limit",
             // ("API key không có quota free tier (limit: 0).": the key has no quota at all.)
             "không có quota",
         ],
@@ -1620,6 +1630,10 @@ fn names_a_usage_limit(text: &str) -> bool {
         || (text.contains("limit")
             && says_any(text, &["if you need more"])
             && says_any(text, &["let us know", "contact us", "reach out"]))
+        // A free plan's cap and the remedy of a paid one ("Free plan is limited to 3 tasks.
+        // Upgrade to Pro.", FocusForageAI's 403).
+        || (says_any(text, &["plan is limited to", "tier is limited to"])
+            && says_any(text, &["upgrade"]))
         || (says_any(text, &["upgrade your plan", "upgrade your subscription"])
             && text.contains("limit")
             && !says_any(text, &["try again", "retry", "later", "wait"]))
@@ -1889,6 +1903,12 @@ const OVERLOAD_WORDING: &[&str] = &[
     // Portuguese and Spanish ("A IA está indisponível ou sobrecarregada no momento.", a
     // Brazilian finance site's 502).
     "sobrecarregad",
+    // Romanian: temporarily overloaded ("Serviciul AI este temporar supraîncărcat.", YANA's 429);
+    // Hebrew: not available right now ("שירות ה-AI אינו זמין כרגע. נסה שוב בעוד כמה דקות.",
+    // AdPilot's 500).
+    "supraîncărcat",
+    "אינו זמין כרגע",
+    "לא זמין כרגע",
     "sobrecargad",
     // A one-at-a-time server busy with another call ("some Method is already being executed.",
     // manga-image-translator's 429).
@@ -2122,6 +2142,9 @@ const SHORTEN: &[&str] = &[
 ];
 const MONEY: &[&str] = &[
     "credit",
+    // Dutch: the available credit ("OpenAI heeft de limiet of het beschikbare tegoed bereikt.", a
+    // Dutch recipe assistant's 429).
+    "tegoed",
     // Russian: not enough funds on the balance ("Недостаточно средств на балансе", a Russian
     // platform's 403).
     "недостаточно средств",
@@ -2300,6 +2323,10 @@ const LONG_BUDGETS: &[&str] = &[
     // Italian: a day's limit, try again tomorrow ("Hai raggiunto il limite giornaliero di domande.
     // Riprova domani ...", an Italian sales assistant's 429).
     "giornalier",
+    // Hungarian: a day's limit, try tomorrow ("Elérted a napi 50 kérés limitet. Próbáld meg
+    // holnap!", a Hungarian webshop's 429).
+    " napi ",
+    "holnap",
     "riprova domani",
     "al giorno",
     "/giorno",

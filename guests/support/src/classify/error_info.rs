@@ -122,11 +122,18 @@ impl ErrorInfo {
                         // "HTTP error", "message": {"message": "You've reached your daily AI
                         // interaction limit ...", "type": "rate_limit"}}`, FastAPI's detail put
                         // under `message` by the app's handler.)
+                        // (Or an object of fields and their messages, SavorAI's `{"error": "Bad
+                        // Request", "message": "Validation failed", "details": {"prompt": "Prompt
+                        // too long (max 2000 characters)"}}`: the first field's, as "field:
+                        // message".)
                         let said_in = |v: &Value| {
                             words_of(v).or_else(|| {
-                                v.as_object()
-                                    .and_then(|inner| inner.get("message"))
-                                    .and_then(words_of)
+                                let inner = v.as_object()?;
+                                inner.get("message").and_then(words_of).or_else(|| {
+                                    inner.iter().find_map(|(field, said)| {
+                                        said.as_str().map(|s| format!("{field}: {s}"))
+                                    })
+                                })
                             })
                         };
                         for key in beside {
@@ -197,6 +204,22 @@ impl ErrorInfo {
                     && let Some(said) = o.get("response").and_then(Value::as_str)
                 {
                     info.message = non_empty(said).map(|m| clip(&m, MESSAGE_CHARS));
+                }
+                // A failed request with its words only in lists of notes (HumanCompiler's
+                // `{"success": false, "task_plans": [], "recommendations": ["AIからの応答が空でした。
+                // ..."], "insights": ["Please check OpenAI API configuration and try again"]}`):
+                // the notes together say what went wrong.
+                if info.message.is_none() && o.get("success") == Some(&Value::Bool(false)) {
+                    let notes: Vec<&str> = o
+                        .values()
+                        .filter_map(Value::as_array)
+                        .flatten()
+                        .filter_map(Value::as_str)
+                        .filter(|s| !s.trim().is_empty())
+                        .collect();
+                    if !notes.is_empty() {
+                        info.message = Some(clip(&notes.join(" "), MESSAGE_CHARS));
+                    }
                 }
                 // An error flagged `true` with its words under `data` (Mage AI for Magento's
                 // `{"error": true, "data": "Gemini blocked the response due to safety filters."}`).

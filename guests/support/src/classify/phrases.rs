@@ -576,6 +576,22 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
     {
         return true;
     }
+    // A transcription that came back empty (`empty_transcript` beside "Nem sikerült szöveget
+    // felismerni": no text recognised, a Hungarian webshop's voice search): the speech model's
+    // output, none of it. (A transcript the request provided empty is the request's: "Empty
+    // transcript text provided", Meetily.)
+    if meaning::says_any(
+        text,
+        &[
+            "empty transcript",
+            "transcript is empty",
+            "transcription is empty",
+            "empty transcription",
+        ],
+    ) && !meaning::says_any(text, &["provided", "given", "sent", "supplied"])
+    {
+        return true;
+    }
     // Nothing came in time ("API returned no response. Timeout while reading headers"): a
     // time-out, which the words say beside it.
     if meaning::words(text)
@@ -598,6 +614,8 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
         // "The AI model did not return an image for ..." (Hairfit): what it was asked to make.
         "image",
         "images",
+        // "No tool call returned from OpenAI" (a reminder parser that asked for one).
+        "tool",
     ];
     // Chinese: the response (or what came back) empty ("上游流式响应为空", grok2api).
     // (响应内容为空, "the response's content empty": TradingAgents-CN's test of an LLM; 未生成任何结果,
@@ -613,6 +631,14 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
         // varianten.", DatingAssistent).
         "leverde geen",
         "geen antwoord",
+        // Swedish: the AI returned no result ("AI returnerade inget resultat", an event-rental
+        // planner's 500); Czech: an empty answer from the AI ("Prázdná odpověď z AI", ZEdu);
+        // Japanese: the AI's response was empty ("AIからの応答が空でした。", HumanCompiler).
+        "returnerade inget",
+        "inget svar",
+        "prázdná odpověď",
+        "応答が空",
+        "返答が空",
         "leeg antwoord",
         "keine antwort",
         "leere antwort",
@@ -906,6 +932,9 @@ pub(super) fn says_id_or_parameter_required(text: &str) -> bool {
 pub(super) fn says_ai_not_configured(text: &str) -> bool {
     // ("AI service is not properly configured. Please contact support.", DocMagic's 503.)
     let text = &text
+        // Dutch ("De ChatGPT-fallback is niet geconfigureerd. Voeg OPENAI_API_KEY toe ...", a
+        // Dutch recipe assistant's 503).
+        .replace("niet geconfigureerd", "not configured")
         .replace("not properly configured", "not configured")
         .replace("not correctly configured", "not configured");
     // (Or its configuration not set or not found: "AI configuration is not set" (Teable), "No
@@ -1045,6 +1074,7 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
                         | "deepseek"
                         | "cohere"
                         | "seer"
+                        | "chatgpt"
                         // A provider's key by its variable ("GEMINI_KEY is not configured.").
                         | "gemini_key"
                         | "openai_key"
@@ -1245,6 +1275,9 @@ pub(super) fn says_credential_invalid(text: &str) -> bool {
         "invalid",
         // German ("API-Key ungueltig").
         "ungültig",
+        // Dutch: refused, invalid ("OpenAI heeft de API-key geweigerd.").
+        "geweigerd",
+        "ongeldig",
         "ungueltig",
         "expired",
         "revoked",
@@ -1683,6 +1716,12 @@ pub(super) fn says_request_invalid(text: &str) -> bool {
             "request format is invalid",
             "invalid request format",
             "malformed request",
+            // What the request gave, not valid ("Ingredient informed is not valid.", a recipe
+            // API's whole 200 answer). (A credential not valid is read first, as the
+            // credential's.)
+            "informed is not valid",
+            "provided is not valid",
+            "given is not valid",
         ],
     ) || ["the request was invalid", "the request is invalid"]
         .iter()

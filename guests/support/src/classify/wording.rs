@@ -138,6 +138,10 @@ pub(super) const SERVICE_FAILURE_WORDING: &[&str] = &[
     // to load.", a PDPL checker's 503): broken, not busy. (A model the request names that cannot
     // be loaded, "Failed to load model 'x': Model directory 'x' not found", is read by its cause.)
     "model failed to load",
+    // The model the server is configured with, not installed ("Het geconfigureerde Qwen3.5-model
+    // is nog niet geïnstalleerd op Ollama.", a Dutch recipe assistant's 503): its setup, not its
+    // load. (A model the request names, not pulled, is the request's.)
+    "is nog niet geïnstalleerd",
     "models failed to load",
     // Every upstream failed ("All LLM providers failed" under a 429, "All providers failed"): the
     // server's, as tuning judges it.
