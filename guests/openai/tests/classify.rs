@@ -5161,3 +5161,73 @@ fn fields_and_their_messages_notes_of_a_failed_request_transcripts_free_plans_an
         ),
     ]);
 }
+
+#[test]
+fn french_korean_thai_polish_and_arabic_words_lists_of_errors_and_bodies_over_a_capacity_limit() {
+    assert_codes(&[
+        // French: the key invalid or not configured, a service not configured, overloaded, no
+        // content, a quota of a day, a rate per minute.
+        (
+            500,
+            r#"{"error":"Clé API invalide ou expirée. Vérifiez votre clé dans .env.local"}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"statusCode":400,"message":"Service d'extraction de tâches non configuré. Veuillez contacter le support.","error":"Bad Request"}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"error":"Le service Google Gemini est temporairement surchargé. Veuillez réessayer dans 1-2 minutes."}"#,
+            "OVERLOADED",
+        ),
+        (
+            500,
+            r#"{"error":"L'IA n'a pas retourné de contenu valide. Veuillez réessayer."}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            500,
+            r#"{"error":"Quota API dépassé. Attendez 24h ou créez une nouvelle clé."}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            500,
+            r#"{"error":"Quota Groq dépassé (30 req/min). Attendez quelques secondes."}"#,
+            "RATE_LIMITED",
+        ),
+        // Korean: the key not set; a time-out.
+        (
+            503,
+            r#"{"error":"GOOGLE_API_KEY가 서버에 설정되어 있지 않습니다."}"#,
+            "AUTH",
+        ),
+        (500, r#"{"error":"모든 모델 타임아웃"}"#, "TIMEOUT"),
+        // Polish and Arabic: the key to add.
+        (
+            400,
+            r#"{"error":"Brak konfiguracji API. Przejdź do Ustawienia → Konfiguracja API i dodaj klucz API."}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"error":"يرجى التأكد من إضافتك ال API_KEY الخاص بك ومن صلاحيته!"}"#,
+            "AUTH",
+        ),
+        // 413's reason phrase under a 500, beside "capacity": the body too large.
+        (
+            500,
+            r#"{"error":"413 Request Entity Too Large: The data value transmitted exceeds the capacity limit."}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        // The AI unavailable under a 502: capacity.
+        (502, r#"{"error":"AI support unavailable"}"#, "OVERLOADED"),
+        // A model the request named that does not exist.
+        (
+            500,
+            r#"{"error":"no such LLM with ID 6789"}"#,
+            "INVALID_REQUEST",
+        ),
+    ]);
+}

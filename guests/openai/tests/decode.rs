@@ -1541,6 +1541,20 @@ fn an_apps_answer_too_slow_an_error_flag_beside_its_words_a_jobs_result_and_noth
         ok(r#"{"error_code":3,"error_msg":"Unsupported openapi method"}"#),
         "INVALID_REQUEST"
     );
+    // A 200 whose failures are only in a list of error objects: the first one's words.
+    assert_eq!(
+        ok(
+            r#"{"locale":"es","translations":{},"errors":[{"hash":"all","sourceText":"all","error":"LLM translation failed with groq: groq LLM translation to es timed out after 120000ms"}]}"#
+        ),
+        "TIMEOUT"
+    );
+    // Thai: the AI cannot be used now, in an app's `text`.
+    assert_eq!(
+        ok(
+            r#"{"text":"ขออภัยครับ ระบบ AI ไม่สามารถใช้งานได้ในขณะนี้ กรุณาลองใหม่ภายหลัง","chart_data":null}"#
+        ),
+        "OVERLOADED"
+    );
     // A lone field whose words say what the request gave is not valid.
     assert_eq!(
         ok(r#"{"recipe":"Ingredient informed is not valid."}"#),

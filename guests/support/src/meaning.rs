@@ -161,6 +161,9 @@ pub fn says_context_overflow(text: &str) -> bool {
                 "texto muito longo",
             ],
         )
+        // 413's reason phrase, named in the words ("413 Request Entity Too Large: The data value
+        // transmitted exceeds the capacity limit.", a voicemail summariser's 500).
+        || says_any(text, &["request entity too large", "payload too large", "content too large"])
         // "Content is too long for study tools." (Canvas LMS's 422): what was sent, too long.
         || says_any(text, &["content is too long", "content too long", "contents are too long"])
         // "Cannot run completion on text this long" (Wagtail AI): the input, this long.
@@ -364,6 +367,10 @@ pub fn says_too_slow(text: &str) -> bool {
             // "The AI assistant is taking longer than usual to respond." (GymBrAIn's answer when
             // its call to the model was cut off after five seconds).
             "taking longer than usual",
+            // Korean: a time-out, the answer delayed ("모든 모델 타임아웃", every model timed out;
+            // "AI 서비스 응답이 지연되고 있습니다.", the AI service's answer is delayed: EduAtalk).
+            "타임아웃",
+            "응답이 지연",
             // Russian: the wait for the answer exceeded ("Превышено время ожидания ответа от
             // AI-сервиса.", a Russian platform's analysis in a 200).
             "превышено время ожидания",
@@ -929,9 +936,19 @@ pub fn says_overloaded(text: &str) -> bool {
         || says_queue_full(text)
         // "Model busy, retry later", "system busy": servers, whoever is busy.
         || words(text).contains(&"busy")
+        // (A body over the capacity limit, "413 Request Entity Too Large: The data value
+        // transmitted exceeds the capacity limit.", is the request's size.)
         || (text.contains("capacity")
             && !text.contains("your capacity")
-            && !says_any(text, &["token", "context", "length"]))
+            && !says_any(text, &["token", "context", "length", "too large"]))
+        // The AI said unavailable, a word or two after it ("AI support unavailable", GrantPipe's
+        // 502): no AI to answer now.
+        || {
+            let words = words(text);
+            (1..words.len()).any(|i| {
+                words[i] == "unavailable" && words[i.saturating_sub(3)..i].contains(&"ai")
+            })
+        }
         // A service at its token capacity ("LLM service is at token capacity"): the servers' budget
         // of tokens in flight, not one request's length.
         || says_any(text, &["at token capacity", "at full capacity", "at maximum capacity", "at max capacity"])
@@ -1439,6 +1456,10 @@ fn says_used_up(text: &str) -> bool {
             // registering ("Testovací účet má limit AI generování. Pro plný přístup se
             // zaregistrujte.", ZEdu's 429).
             "ai folosit toate",
+            // French: the quota exceeded ("Quota API dépassé. Attendez 24h ...", Story2Book; one
+            // per minute, "30 req/min", is a rate).
+            "quota api dépassé",
+            "quota dépassé",
             "testovací účet má limit",
             // ("API key không có quota free tier (limit: 0).": the key has no quota at all.)
             "không có quota",
@@ -1907,6 +1928,12 @@ const OVERLOAD_WORDING: &[&str] = &[
     // Hebrew: not available right now ("שירות ה-AI אינו זמין כרגע. נסה שוב בעוד כמה דקות.",
     // AdPilot's 500).
     "supraîncărcat",
+    // French: temporarily overloaded or unavailable ("Le service Google Gemini est
+    // temporairement surchargé.", Story2Book; "Service temporairement indisponible.", Zeii).
+    "surchargé",
+    "temporairement indisponible",
+    // Thai: the AI cannot be used at the moment ("ระบบ AI ไม่สามารถใช้งานได้ในขณะนี้", FarmMe).
+    "ไม่สามารถใช้งานได้ในขณะนี้",
     "אינו זמין כרגע",
     "לא זמין כרגע",
     "sobrecargad",

@@ -764,6 +764,14 @@ pub(super) fn words_of(v: &Value) -> Option<String> {
 /// The first field's message of a validator's errors by field (Rails' `{"user_question":
 /// ["..."]}`, Zod's `fieldErrors`), as "field: message"; `None` when `errors` is no such map.
 fn first_field_message(errors: Option<&Value>) -> Option<String> {
+    // (Or a list of error objects: Lingo.dev's `"errors": [{"hash": "all", "sourceText": "all",
+    // "error": "LLM translation failed with groq: ... timed out after 120000ms"}]`.)
+    if let Some(first) = errors?.as_array().and_then(|items| items.first()) {
+        return ["error", "message"]
+            .iter()
+            .find_map(|k| first.get(*k).and_then(words_of))
+            .map(|said| clip(&said, MESSAGE_CHARS));
+    }
     let (field, said) = errors?.as_object()?.iter().next()?;
     Some(clip(
         &format!("{field}: {}", words_of(said)?),

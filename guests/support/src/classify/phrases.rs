@@ -616,6 +616,10 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
         "images",
         // "No tool call returned from OpenAI" (a reminder parser that asked for one).
         "tool",
+        // "Translator doesn't return translation" (Lingo.dev), "no feedback was generated"
+        // (Echo): what the model was asked for.
+        "translation",
+        "feedback",
     ];
     // Chinese: the response (or what came back) empty ("上游流式响应为空", grok2api).
     // (响应内容为空, "the response's content empty": TradingAgents-CN's test of an LLM; 未生成任何结果,
@@ -635,6 +639,10 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
         // planner's 500); Czech: an empty answer from the AI ("Prázdná odpověď z AI", ZEdu);
         // Japanese: the AI's response was empty ("AIからの応答が空でした。", HumanCompiler).
         "returnerade inget",
+        // French: the AI returned no valid content ("L'IA n'a pas retourné de contenu valide.",
+        // Story2Book's 500).
+        "pas retourné de contenu",
+        "réponse vide",
         "inget svar",
         "prázdná odpověď",
         "応答が空",
@@ -669,7 +677,7 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
             }))
             || (matches!(words[i], "return" | "generate" | "produce")
                 && i >= 2
-                && words[i - 2..i] == ["did", "not"]
+                && matches!(words[i - 2..i], ["did", "not"] | ["doesn", "t"] | ["didn", "t"])
                 && words[i + 1..(i + 4).min(words.len())]
                     .iter()
                     .any(|w| ANSWER.contains(w)))
@@ -935,6 +943,13 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
         // Dutch ("De ChatGPT-fallback is niet geconfigureerd. Voeg OPENAI_API_KEY toe ...", a
         // Dutch recipe assistant's 503).
         .replace("niet geconfigureerd", "not configured")
+        // French ("Service d'extraction de tâches non configuré.", Zeii's 400): the service
+        // named first, "not configured" after its own words.
+        .replace(
+            "service d'extraction de tâches non configuré",
+            "service not configured",
+        )
+        .replace("non configuré", "not configured")
         .replace("not properly configured", "not configured")
         .replace("not correctly configured", "not configured");
     // (Or its configuration not set or not found: "AI configuration is not set" (Teable), "No
@@ -1399,6 +1414,8 @@ pub(super) fn says_model_not_offered(text: &str) -> bool {
     if [
         "unknown model",
         "no such model",
+        // "no such LLM with ID 6789" (RapidPro's mailroom: the request named one).
+        "no such llm",
         // "No provider found for model: example/unknown-model" (DJForge's router).
         "no provider found for model",
         "model not found",

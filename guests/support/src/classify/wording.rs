@@ -424,6 +424,27 @@ pub(super) const CONTENT_WORDING: &[&str] = &[
     "阻止生成",
 ];
 pub(super) const AUTH_WORDING: &[&str] = &[
+    // French: the API key invalid, expired, not configured or missing ("Clé API invalide ou
+    // expirée.", "Clé API non configurée.", Story2Book's 500s; Zeii's 400).
+    "clé api invalide",
+    "clé api non configurée",
+    "clé api expirée",
+    "clé api manquante",
+    // Korean: the key not set ("OpenAI API 키가 설정되지 않았습니다.", an auction shop's 500;
+    // "GOOGLE_API_KEY가 서버에 설정되어 있지 않습니다.", EduAtalk's 503).
+    "키가 설정되지",
+    "키가 설정되어 있지",
+    "_key가 서버에 설정되어 있지",
+    // Thai: the AI's API key not set up yet ("ระบบ AI ยังไม่ได้ตั้งค่า API key", FarmMe).
+    "ไม่ได้ตั้งค่า api key",
+    // Polish: no API configuration, add the API key ("Brak konfiguracji API. ... dodaj klucz
+    // API.", a councillors' assistant's 400).
+    "dodaj klucz api",
+    "brak klucza api",
+    "brak konfiguracji api",
+    // Arabic: make sure you added your API_KEY and that it is valid ("يرجى التأكد من إضافتك ال
+    // API_KEY الخاص بك ومن صلاحيته!", an Arabic learning app's 500).
+    "إضافتك ال api_key",
     // Vietnamese: no access permission ("Lỗi: Không có quyền truy cập.", THITHI-AI's answer for
     // Gemini's 403).
     "không có quyền truy cập",
@@ -678,6 +699,13 @@ pub(super) const RATE_WORDING: &[&str] = &[
     // limit under a 200).
     "between requests",
     "too many requests",
+    // Requests per minute written short ("Quota Groq dépassé (30 req/min). Attendez quelques
+    // secondes.", Story2Book); French too many requests or a processing limit to wait out
+    // ("Limite de traitement atteinte. Veuillez réessayer dans quelques instants.", Zeii).
+    "req/min",
+    "requêtes par minute",
+    "trop de requêtes",
+    "limite de traitement",
     // "I'm getting a lot of requests right now. Please wait a moment and try again." (Uplift AI's
     // words for Gemini's 429, under a 200).
     "a lot of requests",
