@@ -944,11 +944,8 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
         // Dutch recipe assistant's 503).
         .replace("niet geconfigureerd", "not configured")
         // French ("Service d'extraction de tâches non configuré.", Zeii's 400): the service
-        // named first, "not configured" after its own words.
-        .replace(
-            "service d'extraction de tâches non configuré",
-            "service not configured",
-        )
+        // named first, its qualifiers between it and "not configured" (hence six words back,
+        // below).
         .replace("non configuré", "not configured")
         .replace("not properly configured", "not configured")
         .replace("not correctly configured", "not configured");
@@ -1066,10 +1063,12 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
         || (1..words.len()).any(|i| {
             matches!(words[i], "configured" | "configure")
                 && words[i - 1] == "not"
-                && words[i.saturating_sub(5)..i - 1].iter().any(|w| {
-                    matches!(
-                        *w,
-                        "ai" | "genai"
+                && words[i.saturating_sub(6)..i - 1].iter().any(|w| {
+                    // (A provider's key by its variable too: "GEMINI_KEY is not configured.")
+                    is_a_credential_word(w)
+                        || matches!(
+                            *w,
+                            "ai" | "genai"
                         | "llm"
                         | "provider"
                         | "client"
@@ -1090,17 +1089,12 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
                         | "cohere"
                         | "seer"
                         | "chatgpt"
-                        // A provider's key by its variable ("GEMINI_KEY is not configured.").
-                        | "gemini_key"
-                        | "openai_key"
-                        | "anthropic_key"
-                        | "groq_key"
                         // A service the server calls, by its name ("Retell service not
                         // configured", an AI-managed restaurant's 503): its provider not set
                         // up. (A part of its own setup, an index or a database, is read first as
                         // the server's: `SERVICE_FAILURE_WORDING`.)
                         | "service"
-                    )
+                        )
                 })
         })
 }

@@ -682,13 +682,16 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
         // "Exactly one of image_url or image_base64 must be provided" (under OmniServe's 500).
         || (says(&["must be provided", "must be supplied", "has to be set", "must be set", "has to be provided"])
             && !says(&["api key", "api-key", "api_key", "token", "authorization", "credential"]))
-        || says(&["exactly one of"])
-        // "baseUrl must start with http:// or https://" (BibiGPT's 500): a value the request set,
-        // of the wrong form.
-        || says(&["must start with", "must begin with", "must end with"])
-        // "Song count must be between 1 and 50" (Listify's 500): a value the request set, out of
-        // its range.
-        || says(&["must be between"])
+        || says(&[
+            "exactly one of",
+            // "baseUrl must start with http:// or https://" (BibiGPT's 500): a value the request
+            // set, of the wrong form.
+            "must start with",
+            "must begin with",
+            "must end with",
+            // "Song count must be between 1 and 50" (Listify's 500): a value out of its range.
+            "must be between",
+        ])
         || says_request_parameter_constrained(text)
     {
         return Some(codes::INVALID_REQUEST);
