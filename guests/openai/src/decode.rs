@@ -337,20 +337,48 @@ fn declines_as_off_topic(answer: &str) -> bool {
 }
 
 /// A platform's success envelope (`code` that says success) whose `data` holds a reply under a
-/// reply's key (`message`, `reply`, `content`, `answer`, `text`) and every such reply is empty.
+/// reply's key (`message`, `reply`, `content`, `answer`, `text`) and every such reply is empty;
+/// or whose `data` holds lists of what was generated (`images`, `imageList`, `results`, ...)
+/// and every such list is empty, whatever message is beside them (an image server's
+/// `{"result": true, "code": 200, "data": {"imageList": [], "message": "... 이미지 파일이 존재하지
+/// 않습니다."}}` when Imagen made no image).
 fn empty_reply_in_a_success_envelope(v: &Value) -> bool {
     const REPLY_KEYS: &[&str] = &["message", "messages", "reply", "content", "answer", "text"];
+    const GENERATED_LISTS: &[&str] = &[
+        "images",
+        "imageList",
+        "image_list",
+        "audios",
+        "videos",
+        "results",
+        "outputs",
+        "generations",
+    ];
     let Some(data) = v.get("data").and_then(Value::as_object) else {
         return false;
     };
+    if !says_success(v.get("code")) {
+        return false;
+    }
     let empty = |r: &Value| match r {
         Value::Null => true,
         Value::String(s) => s.trim().is_empty(),
         Value::Array(items) => items.is_empty(),
         _ => false,
     };
+    let lists: Vec<&Value> = GENERATED_LISTS
+        .iter()
+        .filter_map(|k| data.get(*k))
+        .collect();
+    if !lists.is_empty()
+        && lists
+            .iter()
+            .all(|l| l.as_array().is_some_and(Vec::is_empty))
+    {
+        return true;
+    }
     let replies: Vec<&Value> = REPLY_KEYS.iter().filter_map(|k| data.get(*k)).collect();
-    says_success(v.get("code")) && !replies.is_empty() && replies.into_iter().all(empty)
+    !replies.is_empty() && replies.into_iter().all(empty)
 }
 
 /// Whether an envelope's `code` says success: 0 or 200, as a number or a string, or "success"/"ok".
@@ -1270,6 +1298,12 @@ impl Decoder {
             return None;
         }
         let failure = classify_in_band(&serde_json::json!({ "message": content }), &self.head);
+        // A message whose role is "error" (Hajimi's `{"role": "error", "content":
+        // "所有API密钥均请求失败\n..."}`, every key of its pool failed): no model's turn but the
+        // server's report, a failure whatever its words (the server's, when they name no meaning).
+        if v.pointer("/choices/0/message/role").and_then(Value::as_str) == Some("error") {
+            return Some(failure);
+        }
         let short = content.trim().chars().count() <= answer::STATUS_SENTENCE_CHARS;
         // A longer text whose first line says it is an error report ("### **Proxy error (HTTP 429
         // Too Many Requests)**", khanon's oai-reverse-proxy, with the details below it).

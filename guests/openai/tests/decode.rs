@@ -1730,3 +1730,47 @@ fn a_flag_named_for_a_failure_a_blank_reply_and_an_answer_that_is_a_failed_start
         "EMPTY_RESPONSE"
     );
 }
+
+#[test]
+fn a_completion_in_the_error_role_and_a_success_envelope_around_no_generated_image_are_failures() {
+    let ok = |body: &str| failure_code(&common::decode_200(body, "application/json"));
+    // Hajimi's 200 completions whose message is in the "error" role: the server's report, read
+    // by its words (an empty answer again and again), else the server's failure.
+    let error_role = |content: &str| {
+        serde_json::json!({
+            "id": "chatcmpl-1735689600", "object": "chat.completion", "created": 1735689600,
+            "model": "gemini-2.5-pro",
+            "choices": [{"index": 0, "message": {"role": "error", "content": content,
+                "tool_calls": null, "reasoning_content": null}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+        })
+        .to_string()
+    };
+    assert_eq!(
+        ok(&error_role("空响应次数达到上限\n请修改输入提示词")),
+        "EMPTY_RESPONSE"
+    );
+    assert_eq!(
+        ok(&error_role("所有API密钥均请求失败\n具体错误请查看轮询日志")),
+        "SERVER_ERROR"
+    );
+    // The same words from the assistant, with tokens counted, are an answer.
+    let answer = error_role("所有API密钥均请求失败")
+        .replace("\"error\"", "\"assistant\"")
+        .replace("\"completion_tokens\":0", "\"completion_tokens\":9");
+    let chunks = common::decode_200(&answer, "application/json");
+    assert!(finish_of(&chunks).failure.is_none(), "{chunks:?}");
+    assert_eq!(text_of(&chunks), "所有API密钥均请求失败");
+    // A success envelope whose list of generated images is empty: nothing was made, whatever
+    // the message beside it says; one image in it is no failure of this kind.
+    assert_eq!(
+        ok(
+            r#"{"result":true,"code":200,"data":{"imageList":[],"message":"{imagePath} 경로에 {extension} 확장자를 가진 이미지 파일이 존재하지 않습니다."}}"#
+        ),
+        "EMPTY_RESPONSE"
+    );
+    assert_ne!(
+        ok(r#"{"result":true,"code":200,"data":{"imageList":["/out/a.png"],"message":"ok"}}"#),
+        "EMPTY_RESPONSE"
+    );
+}

@@ -176,6 +176,7 @@ pub fn says_context_overflow(text: &str) -> bool {
         || says_size_capped(text)
         // Japanese: enter within N characters ("質問は200文字以内で入力してください", AI Tarot Chat).
         || (says(&["文字以内"]) && says(&["入力", "質問"]))
+        || says_input_too_long_ja_ko(text)
         // "Your files have too much content for this model".
         || says(&["too much content", "too much text", "too much input"])
         // The prompt's tokens said to be limited ("The number of prompt tokens for free accounts
@@ -673,9 +674,31 @@ pub fn says_policy_refusal(text: &str) -> bool {
         })
         || says_not_valid_by_policy(text)
         || blocked_bare
+        || says_blocked_for_safety_ko(text)
         || (0..words.len()).any(|i| {
             judged(i) || guard_pattern(i) || blocked_by_guard(i) || content_blocked_for_policy(i)
         })
+}
+
+/// Korean: what was sent or made blocked (차단), for safety or by a filter or a policy ("안전
+/// 필터에 의해 응답이 차단되었습니다." and "응답이 차단되었습니다: SAFETY", a fortune-reading site's
+/// 500s for Gemini's SAFETY finish and block reason), or content judged harmful or inappropriate.
+/// An address or an account blocked (IP, 계정) is not the content's.
+fn says_blocked_for_safety_ko(text: &str) -> bool {
+    let blocked = says_any(text, &["차단되었", "차단됨", "차단된"])
+        && says_any(text, &["안전", "safety", "필터", "정책", "유해", "부적절"])
+        && !says_any(text, &["계정", "주소"])
+        && !words(text).contains(&"ip");
+    blocked
+        || says_any(
+            text,
+            &[
+                "유해한 콘텐츠",
+                "부적절한 콘텐츠",
+                "부적절한 내용",
+                "유해한 내용",
+            ],
+        )
 }
 
 /// A server's queue full or over its limit ("The inference queue is full.", "exceeds maximum queue
@@ -1100,6 +1123,29 @@ fn says_none_free(text: &str) -> bool {
     })
 }
 
+/// The input too long or too large, in Japanese or Korean: the text (テキスト, 文章, 入力, 質問, 텍스트,
+/// 입력, 질문) said too long (長すぎ, 너무 길/깁), or an image or a file too large (大きすぎ, 너무 큽):
+/// "テキストが長すぎます。10,000文字以内にしてください。" and "画像が大きすぎます。" (Potenote's 400s). Too
+/// many of something (多すぎ: requests) is not this.
+fn says_input_too_long_ja_ko(text: &str) -> bool {
+    let says = |patterns: &[&str]| says_any(text, patterns);
+    (says(&["長すぎ"])
+        && says(&[
+            "テキスト",
+            "文章",
+            "入力",
+            "質問",
+            "プロンプト",
+            "メッセージ",
+            "内容",
+            "文字",
+        ]))
+        || (says(&["大きすぎ"]) && says(&["画像", "ファイル", "データ", "音声", "サイズ"]))
+        || (says(&["너무 길", "너무 깁"])
+            && says(&["텍스트", "입력", "질문", "메시지", "내용", "프롬프트", "글"]))
+        || (says(&["너무 큽", "너무 크"]) && says(&["이미지", "파일", "용량"]))
+}
+
 /// The same meanings in Chinese, as Chinese providers and gateways word them: a context length
 /// or window named, or the input (prompt, request, message) over a maximum length or too long.
 fn says_context_overflow_zh(text: &str) -> bool {
@@ -1367,7 +1413,8 @@ fn says_daily_rule_or_total_quota(text: &str) -> bool {
 }
 
 /// A wait until a period's boundary: a calendar date at midnight, or with no time ("Retry after
-/// 2024-03-15 00:00:00 +0000 UTC"), the reset of a day's or a month's budget. A date at any other
+/// 2024-03-15 00:00:00 +0000 UTC", or as an HTTP date, "resets at Tue, 30 Dec 2025 00:00:00
+/// GMT"), the reset of a day's or a month's budget. A date at any other
 /// time ("Retry after 2024-03-14 09:12:40 +0000 UTC" for a concurrency limit) is usually now plus a
 /// few seconds, and says nothing of the horizon without the response's clock.
 fn says_wait_until_a_date(text: &str) -> bool {
@@ -1390,12 +1437,19 @@ fn says_wait_until_a_date(text: &str) -> bool {
                 && rest[8..10].iter().all(u8::is_ascii_digit);
             // Then midnight, or no time of day at all.
             let time = &rest[10.min(rest.len())..];
-            dated
-                && (time.starts_with(b" 00:00:00")
-                    || time.starts_with(b"t00:00:00")
-                    || !time
-                        .get(1..3)
-                        .is_some_and(|t| t.iter().all(u8::is_ascii_digit)))
+            // Or an HTTP date (IMF-fixdate, lower-cased) at midnight: "tue, 30 dec 2025
+            // 00:00:00 gmt".
+            let http_date_at_midnight = rest.len() >= 29
+                && rest[3] == b','
+                && rest[12..16].iter().all(u8::is_ascii_digit)
+                && &rest[16..29] == b" 00:00:00 gmt";
+            http_date_at_midnight
+                || dated
+                    && (time.starts_with(b" 00:00:00")
+                        || time.starts_with(b"t00:00:00")
+                        || !time
+                            .get(1..3)
+                            .is_some_and(|t| t.iter().all(u8::is_ascii_digit)))
         })
     })
 }
@@ -1985,8 +2039,11 @@ const OVERLOAD_WORDING: &[&str] = &[
     "temporarily unavailable",
     // "Sorry, the assistant is unavailable right now. Try again in a few minutes." (Grist's 500).
     "unavailable right now",
-    // Chinese: "busy" ("GLM 长时间忙碌，请稍后重试。": busy for a long time).
+    // Chinese: "busy" ("GLM 长时间忙碌，请稍后重试。": busy for a long time), temporarily unavailable
+    // ("服务暂时不可用，请稍后再试", InnerMap's 500), as "temporarily unavailable" is.
     "忙碌",
+    "暂时不可用",
+    "暂不可用",
     // German: heavy load, overloaded ("Momentan liegt eine starke Auslastung vor. Bitte in einigen
     // Sekunden erneut versuchen.", MUCGPT's words for an upstream 429 under its 500).
     "starke auslastung",

@@ -18,6 +18,9 @@ pub(super) struct ErrorInfo {
     pub(super) id: Option<String>,
     /// Google's `RetryInfo.retryDelay` ("26s", "20.04466179s"), in milliseconds.
     pub(super) retry_delay_ms: Option<u64>,
+    /// When a limit resets, as words (" resets at 2025-12-30 00:00:00"): read with the message
+    /// unless the `retry-after` header states a shorter wait (see `read_reset_time`).
+    pub(super) reset_words: String,
 }
 
 impl ErrorInfo {
@@ -32,18 +35,22 @@ impl ErrorInfo {
             Value::Object(o) => {
                 info.request_id = o.get("request_id").and_then(string_of);
                 info.id = o.get("id").and_then(string_of);
-                // The time a limit resets, as words (SkyLine's `{"error": "Rate limit exceeded",
-                // "limit": 100, "resetAt": "2026-12-04T00:00:00.000Z"}`): a reset at midnight is
-                // a day's budget, read by `meaning` as any "resets at" date is.
-                for key in ["resetAt", "reset_at", "resetsAt", "resets_at"] {
-                    if let Some(at) = o.get(key).and_then(Value::as_str) {
-                        info.extra.push_str(" resets at ");
-                        info.extra.push_str(&clip(at, 40));
-                    }
-                }
+                info.read_reset_time(o);
                 match o.get("error") {
                     Some(Value::Object(e)) => {
                         info.read_fields(e);
+                        info.read_reset_time(e);
+                        // Zod's flattened errors beside the error object's generic message (Read
+                        // Master's `{"success": false, "error": {"code": "VALIDATION_ERROR",
+                        // "message": "Invalid request body", "details": {"formErrors": [],
+                        // "fieldErrors": {"selectedText": ["Selected text must be at most 10000
+                        // characters"]}}}}`): the first field's, as beside a string error below.
+                        if let Some(first) =
+                            first_field_message(e.get("details").and_then(|d| d.get("fieldErrors")))
+                        {
+                            info.extra.push(' ');
+                            info.extra.push_str(&first);
+                        }
                         if info.request_id.is_none() {
                             info.request_id = e.get("request_id").and_then(string_of);
                         }
@@ -607,8 +614,15 @@ impl ErrorInfo {
     }
 
     pub(super) fn code(&self, status: Option<u16>, retry_after_ms: Option<u64>) -> FailureCode {
+        // A reset time says the horizon only where no `retry-after` states a wait within a
+        // retry's reach (Spot Buddy's hourly limit: `retry-after: 1800` beside a `reset` at
+        // midnight): the header is the protocol, the body's time its guess.
+        let reset = match retry_after_ms {
+            Some(ms) if ms < meaning::QUOTA_HORIZON_MS => "",
+            _ => self.reset_words.as_str(),
+        };
         let haystack = normalize(&format!(
-            "{} {}",
+            "{} {}{reset}",
             self.message.as_deref().unwrap_or(""),
             self.extra
         ));
@@ -618,6 +632,29 @@ impl ErrorInfo {
             retry_after_ms,
         );
         meaning::spend_window_resetting_soon(code, status, &haystack, retry_after_ms)
+    }
+}
+
+impl ErrorInfo {
+    /// The time a limit resets, as words (SkyLine's `{"error": "Rate limit exceeded", "limit":
+    /// 100, "resetAt": "2026-12-04T00:00:00.000Z"}`; Read Master's `"reset": 1767052800000`, a
+    /// Unix time in milliseconds, beside "Rate limit exceeded" for its five AI calls a day, put in
+    /// words as an HTTP date): a reset at midnight is a day's budget, read by `meaning` as any
+    /// "resets at" date is. A `reset` that is no Unix time (a count of seconds to wait) says
+    /// nothing of a date.
+    fn read_reset_time(&mut self, o: &serde_json::Map<String, Value>) {
+        for key in ["resetAt", "reset_at", "resetsAt", "resets_at", "reset"] {
+            let at = match o.get(key) {
+                Some(Value::String(at)) if key != "reset" => clip(at, 40),
+                Some(Value::Number(n)) => match n.as_u64().and_then(unix_time_words) {
+                    Some(at) => at,
+                    None => continue,
+                },
+                _ => continue,
+            };
+            self.reset_words.push_str(" resets at ");
+            self.reset_words.push_str(&at);
+        }
     }
 }
 
@@ -785,4 +822,41 @@ pub(super) fn string_of(v: &Value) -> Option<String> {
 
 pub(super) fn non_empty(s: &str) -> Option<String> {
     (!s.trim().is_empty()).then(|| s.to_string())
+}
+
+/// A Unix time in seconds or milliseconds (past 10^9 seconds, 2001) as an HTTP date, "Tue, 30
+/// Dec 2025 00:00:00 GMT"; `None` for a smaller number, which is no time but a count.
+fn unix_time_words(n: u64) -> Option<String> {
+    let seconds = match n {
+        1_000_000_000..=99_999_999_999 => n,
+        1_000_000_000_000..=99_999_999_999_999 => n / 1000,
+        _ => return None,
+    };
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs(seconds);
+    Some(httpdate::fmt_http_date(at))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unix_time_words;
+
+    #[test]
+    fn unix_times_in_seconds_or_milliseconds_read_as_http_dates() {
+        assert_eq!(
+            unix_time_words(1_767_052_800_000).as_deref(),
+            Some("Tue, 30 Dec 2025 00:00:00 GMT")
+        );
+        assert_eq!(
+            unix_time_words(1_767_052_800).as_deref(),
+            Some("Tue, 30 Dec 2025 00:00:00 GMT")
+        );
+        // A leap day, and a time of day.
+        assert_eq!(
+            unix_time_words(1_709_210_096).as_deref(),
+            Some("Thu, 29 Feb 2024 12:34:56 GMT")
+        );
+        // Counts of seconds or milliseconds to wait are no dates.
+        assert_eq!(unix_time_words(41_235), None);
+        assert_eq!(unix_time_words(86_400_000), None);
+    }
 }
