@@ -5346,3 +5346,129 @@ fn chinese_korean_and_japanese_words_summaries_not_generated_zod_errors_in_an_er
     assert_eq!(failure.code.to_string(), "RATE_LIMITED");
     assert_eq!(code(429, body), "QUOTA_EXCEEDED");
 }
+
+#[test]
+fn chinese_and_portuguese_words_a_personas_apologies_plan_limits_on_length_and_codes_as_words() {
+    assert_codes(&[
+        // A chat persona's words under a 400: overwhelmed is capacity; trouble thinking and no
+        // response come up with are the server's, not the request's.
+        (
+            400,
+            r#"{"error":"I'm a bit overwhelmed right now. Please try again in a moment! 🐕"}"#,
+            "OVERLOADED",
+        ),
+        (
+            400,
+            r#"{"error":"Sorry, I'm having trouble thinking right now. Please try again! 🐕"}"#,
+            "SERVER_ERROR",
+        ),
+        (
+            400,
+            r#"{"error":"I couldn't come up with a response. Could you try rephrasing? 🐕"}"#,
+            "SERVER_ERROR",
+        ),
+        // A message the request could not be read by stays the request's.
+        (
+            400,
+            r#"{"error":"I couldn't process your message. Could you try rephrasing it?"}"#,
+            "INVALID_REQUEST",
+        ),
+        // A plan's limit on one input's length is a length; a plan named as required, a quota;
+        // a plan's count of uses, still a quota.
+        (
+            400,
+            r#"{"ok":false,"error":"Free plan limit is 1400 characters."}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            403,
+            r#"{"ok":false,"error":"Pro plan required for batch processing"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            403,
+            r#"{"code":"TIER_LIMIT_REACHED","message":"You've reached your plan limit of 2 analyses per month. Upgrade for more."}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // Chinese: a model named as needing an endpoint set up is the request's; no endpoint,
+        // the administrator asked to set one up, is the server's AI not configured; none for
+        // now is a pool spent; an account to add is no credential to call with.
+        (
+            503,
+            r#"{"detail":"模型 gpt-4o 需要配置 OpenAI 端点。请联系管理员在后台添加 OpenAI 兼容的 API 端点。"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            503,
+            r#"{"detail":"没有可用的 OpenAI 端点，请联系管理员配置"}"#,
+            "AUTH",
+        ),
+        (
+            503,
+            r#"{"detail":"暂无可用凭证，请稍后重试"}"#,
+            "RATE_LIMITED",
+        ),
+        (500, r#"{"error":"没有可用的账号，请添加账号"}"#, "AUTH"),
+        (
+            503,
+            r#"{"error": "没有可用的CLI账户，请稍后重试"}"#,
+            "OVERLOADED",
+        ),
+        // Chinese: violating information in the input or the output; a membership expired.
+        (
+            400,
+            r#"{"msg":"灵感内容包含违规信息，无法生成"}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            400,
+            r#"{"msg":"生成的内容包含违规信息，已退款"}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            400,
+            r#"{"msg":"您的会员已过期，无法使用算力。请续费会员后再试。"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // Codes as the only words: an image over its size; a prompt refused as illegal, not
+        // a value malformed.
+        (
+            400,
+            r#"{"error":"IMAGE_INPUT_EXCEEDED_MAXIMUM_5_MB"}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (500, r#"{"error":"ILLEGAL_PROMPT"}"#, "CONTENT_FILTER"),
+        (
+            400,
+            r#"{"error":{"message":"error parsing request JSON: illegal value"}}"#,
+            "INVALID_REQUEST",
+        ),
+        // Portuguese: the AI service not configured, the API key invalid, blocked by safety
+        // filters, a message over its characters; a name's cap stays the request's.
+        (
+            500,
+            r#"{"success":false,"error":"Serviço de IA não configurado. Entre em contato com o administrador."}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"success":false,"error":"Chave de API inválida. Verifique se a chave está correta e se o servidor foi reiniciado."}"#,
+            "AUTH",
+        ),
+        (
+            400,
+            r#"{"success":false,"error":"A mensagem foi bloqueada por filtros de segurança. Tente reformular sua pergunta."}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            400,
+            r#"{"success":false,"error":"A mensagem não pode exceder 2000 caracteres"}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            400,
+            r#"{"success":false,"error":"O nome não pode exceder 80 caracteres"}"#,
+            "INVALID_REQUEST",
+        ),
+    ]);
+}

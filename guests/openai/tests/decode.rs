@@ -1774,3 +1774,22 @@ fn a_completion_in_the_error_role_and_a_success_envelope_around_no_generated_ima
         "EMPTY_RESPONSE"
     );
 }
+
+#[test]
+fn a_chatbots_reply_in_a_200_that_names_a_key_to_configure_or_its_load_is_that_failure() {
+    let ok = |body: &str| failure_code(&common::decode_200(body, "application/json"));
+    // A leasing chatbot's `reply` for its failures, beside its session: the words name the
+    // failure (a key to configure; many requests being handled).
+    assert_eq!(
+        ok(
+            r#"{"reply":"I'm sorry, AI features are currently unavailable. Please ensure the Gemini API key is configured.","session_id":"3f2b8c1e-9a4d-4e6f-b1c2-7d8e9f0a1b2c","state":"greeting"}"#
+        ),
+        "AUTH"
+    );
+    assert_eq!(
+        ok(
+            r#"{"reply":"I'm currently handling many requests. Please try again in a few seconds.","session_id":"3f2b8c1e-9a4d-4e6f-b1c2-7d8e9f0a1b2c","state":"greeting"}"#
+        ),
+        "OVERLOADED"
+    );
+}

@@ -195,6 +195,7 @@ pub fn says_context_overflow(text: &str) -> bool {
         || says_token_count_over_a_limit(text)
         || says_request_size_over_a_limit(text)
         || says_characters_over_a_cap(text)
+        || says_limit_in_characters(text)
         // A dataset too wide or too long for the model ("The dataset you uploaded has too many
         // columns.", LIDA): the input over its size.
         || (says(&["too many columns", "too many rows"]) && says(&["dataset", "table", "file"]))
@@ -256,6 +257,29 @@ fn says_characters_over_a_cap(text: &str) -> bool {
             && (words[i + 1..(i + 7).min(words.len())].iter().any(characters)
                 || before.iter().any(characters))
     })
+}
+
+/// A limit stated as a count of characters ("Free plan limit is 1400 characters.", ListGenie's
+/// 400 for a description over it; "limit of 2000 characters"), or in Portuguese or Spanish the
+/// cap the input may not exceed ("A mensagem não pode exceder 2000 caracteres", a crane-management
+/// ERP's 400): what the request's length broke, whatever plan set the figure. A name's or an
+/// id's cap stays the request's own.
+fn says_limit_in_characters(text: &str) -> bool {
+    let words = words(text);
+    let named_part = words
+        .iter()
+        .any(|w| matches!(*w, "name" | "id" | "title" | "username" | "nome" | "nombre"));
+    let stated = (2..words.len()).any(|i| {
+        matches!(words[i], "characters" | "chars" | "caracteres")
+            && words[i - 1].replace(',', "").parse::<u32>().is_ok()
+            && (matches!(
+                words[i - 2],
+                "exceder" | "excede" | "exceda" | "ultrapassar" | "ultrapassa" | "superar"
+            ) || (matches!(words[i - 2], "is" | "of")
+                && i >= 3
+                && matches!(words[i - 3], "limit" | "maximum" | "max")))
+    });
+    stated && !named_part
 }
 
 /// A parameter named invalid that is not what makes a request long ("Invalid 'stop': array too
@@ -1173,6 +1197,11 @@ fn says_context_overflow_zh(text: &str) -> bool {
 /// [`says_allowance_spent`] reads, and also the bare word "billing", a usage limit, or a quota
 /// named as run out, which a rate-limit label outranks.
 pub fn says_quota_exhausted(text: &str) -> bool {
+    // A plan's limit on one input's length ("Free plan limit is 1400 characters."): a shorter
+    // input succeeds on the same plan, so it is the request's length, not an allowance spent.
+    if says_limit_in_characters(text) {
+        return false;
+    }
     if says_allowance_spent(text) {
         return true;
     }
@@ -1375,6 +1404,9 @@ pub fn says_size_capped(text: &str) -> bool {
             "must be smaller than",
             "must be less than",
             "exceeds",
+            // ("IMAGE_INPUT_EXCEEDED_MAXIMUM_5_MB", Antigv-plugin's 400, read as its words.)
+            "exceeded maximum",
+            "exceeded the maximum",
             "too large",
             "a smaller",
             "or less",
@@ -1609,17 +1641,25 @@ fn says_plan_lacks(text: &str) -> bool {
     // Tracecat's 403), or one not in the plan the caller has ("Ask Sourcebot is not available in
     // your current plan"; "model is not available in the current token plan"): paying more cures
     // it.
+    // (Or a plan named as required: "Pro plan required for batch processing", ListGenie's 403.)
     if words.windows(3).any(|w| {
         matches!(w[0], "requires" | "require" | "needs")
             && matches!(w[1], "an" | "a" | "the")
             && matches!(w[2], "upgraded" | "higher" | "paid" | "premium")
-    }) || words.windows(5).any(|w| {
-        matches!(w[0], "available" | "included")
-            && w[1] == "in"
-            && matches!(w[2], "your" | "the")
-            && matches!(w[3], "current" | "present")
-            && w[4..].iter().any(|n| PLAN.contains(n) || *n == "token")
-    }) {
+    }) || words
+        .windows(2)
+        .any(|w| matches!(w[0], "plan" | "subscription" | "tier") && w[1] == "required")
+        || words.windows(3).any(|w| {
+            matches!(w[0], "plan" | "subscription" | "tier") && w[1] == "is" && w[2] == "required"
+        })
+        || words.windows(5).any(|w| {
+            matches!(w[0], "available" | "included")
+                && w[1] == "in"
+                && matches!(w[2], "your" | "the")
+                && matches!(w[3], "current" | "present")
+                && w[4..].iter().any(|n| PLAN.contains(n) || *n == "token")
+        })
+    {
         return true;
     }
     // A model kept from trial accounts ("unavailable for the current account due to restriction
@@ -1733,6 +1773,12 @@ fn names_a_usage_limit(text: &str) -> bool {
         // Chinese: a paid membership offered as the remedy ("电量不足，开通会员享受更多权益": not
         // enough "power", subscribe for more).
         || says_any(text, &["开通会员", "升级会员", "购买会员"])
+        // A membership or a package expired, renewal asked ("您的会员已过期，无法使用算力。请续费会员后
+        // 再试。", SFire AI's 200): only paying brings it back, as a lapsed subscription.
+        || says_any(
+            text,
+            &["会员已过期", "会员已到期", "会员过期", "续费会员", "套餐已过期", "套餐已到期", "订阅已过期"],
+        )
         // A day's count at its cap ("您今日请求次数已达上限，请明天再来": today's requests at the cap,
         // come back tomorrow).
         || (says_any(text, &["今日", "今天", "当日", "每日", "每天"])
@@ -2061,6 +2107,15 @@ const OVERLOAD_WORDING: &[&str] = &[
     "processing another request",
     "busy with another request",
     "handling another request",
+    // A server, or a chat persona for it, overwhelmed or handling many requests ("I'm a bit
+    // overwhelmed right now. Please try again in a moment!", PawBuck's Milo under a 400; "I'm
+    // currently handling many requests. Please try again in a few seconds.", a leasing chatbot's
+    // 200): its load, not the caller's rate.
+    "overwhelmed",
+    "handling many requests",
+    "handling a lot of requests",
+    "handling lots of requests",
+    "handling a high number of requests",
     // The servers' memory budget spent ("Memory limit exceeded" under a 429).
     "memory limit exceeded",
     "memory limit reached",

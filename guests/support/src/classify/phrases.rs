@@ -124,10 +124,11 @@ pub(super) fn says_credential_pool_spent(text: &str) -> bool {
     {
         return true;
     }
-    // In Chinese: no key (密钥) or account available for now (暂时无可用): "Google AI 中转服务暂时无可用
-    // 密钥，请稍后重试" (TradingAgents-CN, of a relay with every key at its limit).
-    let pool_zh = text.contains("暂时无可用")
-        && ["密钥", "账号", "账户", "key"]
+    // In Chinese: no key (密钥) or account available for now (暂时无可用, 暂无可用): "Google AI
+    // 中转服务暂时无可用密钥，请稍后重试" (TradingAgents-CN, of a relay with every key at its limit),
+    // "暂无可用凭证，请稍后重试" (xin2api's 503).
+    let pool_zh = (text.contains("暂时无可用") || text.contains("暂无可用"))
+        && ["密钥", "账号", "账户", "凭证", "key"]
             .iter()
             .any(|w| text.contains(w));
     pool_zh
@@ -177,6 +178,7 @@ pub(super) fn says_credential_expired_zh(text: &str) -> bool {
     // while (暂时无可用: every key at its limit) is a pool spent, which refills: a rate (see
     // `says_credential_pool_spent`).
     if !text.contains("暂时")
+        && !text.contains("暂无")
         && [
             "无可用凭证",
             "无可用的凭证",
@@ -986,6 +988,14 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
         // named first, its qualifiers between it and "not configured" (hence six words back,
         // below).
         .replace("non configuré", "not configured")
+        // Portuguese and Spanish ("Serviço de IA não configurado. Entre em contato com o
+        // administrador.", a crane-management ERP's 500): the AI service not configured.
+        .replace("serviço de ia", "ai service")
+        .replace("servicio de ia", "ai service")
+        .replace("não configurado", "not configured")
+        .replace("não configurada", "not configured")
+        .replace("no configurado", "not configured")
+        .replace("no configurada", "not configured")
         .replace("not properly configured", "not configured")
         .replace("not correctly configured", "not configured");
     // A feature of the server's not configured, with its administrator as the remedy ("BookDate
@@ -1009,9 +1019,14 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
     // (Or its configuration not set or not found: "AI configuration is not set" (Teable), "No
     // AI configuration found" (Recommendarr).)
     // Chinese: "AI 服务未配置" (the AI service not configured, a NodeBB plugin's 503).
-    if text.contains("未配置")
-        && (meaning::words(text).contains(&"ai")
-            || meaning::says_any(text, &["服务", "模型", "密钥", "接口", "key"]))
+    // (Or needing to be configured, or the administrator asked to configure it: "没有可用的 OpenAI
+    // 端点，请联系管理员配置", no OpenAI endpoint available, ask the administrator to configure one,
+    // xin2api's 503.)
+    if meaning::says_any(
+        text,
+        &["未配置", "需要配置", "管理员配置", "管理员在后台添加"],
+    ) && (meaning::words(text).contains(&"ai")
+        || meaning::says_any(text, &["服务", "模型", "密钥", "接口", "端点", "key"]))
     {
         return true;
     }
@@ -1160,8 +1175,14 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
 /// configured.") or a name quoted before it ("Custom provider 'my_llm' not configured"): a part
 /// of the setup the request asks for, not the AI as a whole.
 pub(super) fn says_model_or_named_part_not_configured(text: &str) -> bool {
-    // (Chinese: 模型未配置, the model not configured.)
-    if text.contains("模型未配置") {
+    // (Chinese: 模型未配置, the model not configured; a model named as needing its setup, "模型
+    // gpt-4o 需要配置 OpenAI 端点", xin2api's 503 for a model no endpoint serves.)
+    if text.contains("模型未配置")
+        || text
+            .find("模型")
+            .zip(text.find("需要配置"))
+            .is_some_and(|(model, needs)| model < needs && needs - model <= 60)
+    {
         return true;
     }
     let Some(at) = text.find("not configure") else {

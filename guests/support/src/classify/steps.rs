@@ -922,11 +922,25 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     // "Inference failed" under GitLab's AI Gateway's 503): the server's side failed, not its
     // capacity. Last, so that any meaning named beside it decides ("Inference failed: ...
     // request requires 128082 total tokens").
+    // (So is a chat persona's apology for the same, "Sorry, I'm having trouble thinking right
+    // now. Please try again!" and "I couldn't come up with a response. Could you try
+    // rephrasing?" under PawBuck's 400s: no answer came, which tuning's "I couldn't generate a
+    // response" under a 502 or a 200 already says is the server's.)
     if says(&[
         "something went wrong",
         "inference failed",
         "didn't respond with the correct",
         "did not respond with the correct",
+        "having trouble thinking",
+        "having trouble generating",
+        "having trouble processing",
+        "having a little trouble",
+        "couldn't generate a response",
+        "could not generate a response",
+        "couldn't come up with a response",
+        "could not come up with a response",
+        "couldn't come up with an answer",
+        "could not come up with an answer",
     ]) {
         return Some(codes::SERVER_ERROR);
     }

@@ -422,6 +422,21 @@ pub(super) const CONTENT_WORDING: &[&str] = &[
     "违禁内容",
     "违规内容",
     "阻止生成",
+    // Chinese: the input or the output contains violating information ("灵感内容包含违规信息，
+    // 无法生成", "生成的内容包含违规信息，已退款", SFire AI's 200s).
+    "包含违规",
+    "含有违规",
+    "违规信息",
+    // The same as a code ("ILLEGAL_PROMPT", Antigv-plugin's 500 for Antigravity's refusal): an
+    // illegal prompt is one a policy refused, not a malformed one ("illegal value" is that).
+    "illegal prompt",
+    "prompt is illegal",
+    // Portuguese and Spanish: blocked by safety filters ("A mensagem foi bloqueada por filtros de
+    // segurança.", a crane-management ERP's 400).
+    "filtro de segurança",
+    "filtros de segurança",
+    "filtro de seguridad",
+    "filtros de seguridad",
 ];
 pub(super) const AUTH_WORDING: &[&str] = &[
     // French: the API key invalid, expired, not configured or missing ("Clé API invalide ou
@@ -461,6 +476,27 @@ pub(super) const AUTH_WORDING: &[&str] = &[
     "api key no encontrada",
     "api key no configurada",
     "clave de api no",
+    // Portuguese and Spanish: the API key invalid ("Chave de API inválida. Verifique se a chave
+    // está correta ...", a crane-management ERP's 500).
+    "chave de api inválida",
+    "chave da api inválida",
+    "chave api inválida",
+    "api key inválida",
+    "clave de api inválida",
+    "clave api inválida",
+    // Chinese: add an account or a key ("没有可用的账号，请添加账号", Antigv-plugin's 500 with none
+    // added): nothing set up to call with, unlike none free for now ("没有可用的CLI账户，请稍后重试",
+    // capacity), where waiting is the remedy.
+    "请添加账号",
+    "请先添加账号",
+    "请添加账户",
+    "请添加密钥",
+    "请添加凭证",
+    // A key asked to be set up, as the remedy ("AI features are currently unavailable. Please
+    // ensure the Gemini API key is configured.", a leasing chatbot's 200).
+    "api key is configured",
+    "api key is properly configured",
+    "api key is correctly configured",
     // Spanish: the OpenAI key to configure, missing or to check ("... contacta al administrador
     // para configurar la clave API de OpenAI.", "... porque falta la clave de API de OpenAI.", a
     // Spanish math tutor's 503s; "Por favor, verifica tu API key.", a study assistant's 500).
