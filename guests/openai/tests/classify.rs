@@ -5472,3 +5472,112 @@ fn chinese_and_portuguese_words_a_personas_apologies_plan_limits_on_length_and_c
         ),
     ]);
 }
+
+#[test]
+fn turkish_chinese_and_french_words_nothing_generated_status_lines_beside_a_message_and_plans_or_higher()
+ {
+    assert_codes(&[
+        // Turkish: a file too large, a text too long, the API key invalid or not found, no
+        // answer got, every service at its limit.
+        (
+            400,
+            r#"{"error":"Dosya çok büyük. Maksimum 100MB olmalıdır"}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            400,
+            r#"{"error":"Mesaj çok uzun."}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            500,
+            r#"{"error":"🔑 API key geçersiz! Lütfen OpenAI API key'inizi kontrol edin."}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"error":"API key bulunamadı (Environment Variables kontrol edin)"}"#,
+            "AUTH",
+        ),
+        (500, r#"{"error":"Yanıt alınamadı."}"#, "EMPTY_RESPONSE"),
+        (
+            500,
+            r#"{"error":"Tüm servislerde limit dolmuş veya erişilemedi."}"#,
+            "OVERLOADED",
+        ),
+        // Chinese: a file too large; a day's free count exceeded, under a 401; an hour's count
+        // too high; a minute's cap beside a day's ban stays a rate.
+        (400, r#"{"error":"文件太大"}"#, "CONTEXT_WINDOW_EXCEEDED"),
+        (401, r#"{"error": "超过每日免费次数"}"#, "QUOTA_EXCEEDED"),
+        (
+            400,
+            r#"{"status":3,"message":"1 小时内对话次数过多，请切换模型或稍后再试！"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            403,
+            r#"{"error":"已超出类别 C 每分钟上限（10 次/分），请稍后再试（24 小时内第 1 次超限，累计 3 次将自动封禁 24 小时）"}"#,
+            "RATE_LIMITED",
+        ),
+        // Nothing generated, in English words: no reply generated, no content returned, the
+        // generated content empty, an extraction that found no content.
+        (500, r#"{"error":"No reply generated"}"#, "EMPTY_RESPONSE"),
+        (
+            500,
+            r#"{"success":false,"error":{"code":"INTERNAL_ERROR","message":"No study summary content returned from model"}}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            500,
+            r#"{"error":"Could not extract content from Claude response. JSON parsing failed and manual extraction found no content."}"#,
+            "EMPTY_RESPONSE",
+        ),
+        // A request with no content is the request's.
+        (
+            400,
+            r#"{"error":"No request content returned to the editor"}"#,
+            "INVALID_REQUEST",
+        ),
+        // An error that is a status line: the message beside it is read.
+        (
+            503,
+            r#"{"error":"HTTP 503","message":"AI Content Generator is not initialized. Please configure AI provider credentials (OPENAI_API_KEY, ANTHROPIC_API_KEY, etc.)","timestamp":1764892800.123456}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"error":"HTTP 500","message":"Content generation failed: Generated content is empty or too short (0 chars). AI provider may not be configured correctly (check OPENAI_API_KEY, ANTHROPIC_API_KEY, etc.).","timestamp":1764892800.123456}"#,
+            "EMPTY_RESPONSE",
+        ),
+        // Keys not set up: a variable missing or empty; providers none, the key's configuration
+        // to check, under a 503.
+        (
+            500,
+            r#"{"error":"OPENAI_API_KEY environment variable is missing or empty"}"#,
+            "AUTH",
+        ),
+        (
+            503,
+            r#"{"success":false,"error":{"code":"SERVICE_UNAVAILABLE","message":"No LLM providers available. Check API key configuration."}}"#,
+            "AUTH",
+        ),
+        // Lengths said by a code alone or by a validator's list inside the error object.
+        (400, r#"{"error":"TOO_LONG"}"#, "CONTEXT_WINDOW_EXCEEDED"),
+        (
+            400,
+            r#"{"success":false,"error":{"code":"VALIDATION_ERROR","message":"Invalid request data","details":[{"field":"selection","message":"Selection too long (max 50000 chars)","code":"too_big"}]}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            400,
+            r#"{"success":false,"error":{"code":"VALIDATION_ERROR","message":"Invalid request data","details":[{"field":"mode","message":"Invalid enum value","code":"invalid_enum_value"}]}}"#,
+            "INVALID_REQUEST",
+        ),
+        // A plan's feature: not available on the caller's plan, a plan or higher required.
+        (
+            403,
+            r#"{"error":"AI replies not available on Basic plan","message":"AI reply generation requires a Starter plan or higher.","requiredPlan":"starter","code":"FEATURE_NOT_AVAILABLE"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+    ]);
+}

@@ -1793,3 +1793,24 @@ fn a_chatbots_reply_in_a_200_that_names_a_key_to_configure_or_its_load_is_that_f
         "OVERLOADED"
     );
 }
+
+#[test]
+fn an_apps_reply_in_a_200_saying_no_answer_was_generated_or_got_is_an_empty_answer() {
+    let ok = |body: &str| failure_code(&common::decode_200(body, "application/json"));
+    // Ronchon's French and a Turkish guide site's stand-ins for an answer that did not come.
+    assert_eq!(
+        ok(r#"{"response":"Désolé, pas de réponse générée.","premium":false}"#),
+        "EMPTY_RESPONSE"
+    );
+    assert_eq!(
+        ok(r#"{"response":"⚠️ OpenAI'den geçerli bir cevap alınamadı."}"#),
+        "EMPTY_RESPONSE"
+    );
+    // WordPress Magic SEO's failure flag beside the words.
+    assert_eq!(
+        ok(
+            r#"{"error":"Could not extract content from Claude response. JSON parsing failed and manual extraction found no content.","success":false,"title":"Best Hiking Boots for Beginners"}"#
+        ),
+        "EMPTY_RESPONSE"
+    );
+}

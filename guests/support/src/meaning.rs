@@ -140,7 +140,15 @@ pub fn says_context_overflow(text: &str) -> bool {
             )
         });
     // A limit that only a request's length can break, named: enough on its own.
-    bounded_input
+    // (Or "too long" and no more, as a code: Ronchon's `{"error": "TOO_LONG"}` for a message over
+    // its cap; the code's words read beside it.)
+    let only_too_long = words(text)
+        .iter()
+        .filter(|w| !w.contains('_'))
+        .all(|w| matches!(*w, "too" | "long"))
+        && text.contains("too long");
+    only_too_long
+        || bounded_input
         || says(CONTEXT_LIMITS)
         // A length limit of a general kind, and the request over it.
         || (says(LENGTH_LIMITS) && says(EXCESS))
@@ -176,7 +184,7 @@ pub fn says_context_overflow(text: &str) -> bool {
         || says_size_capped(text)
         // Japanese: enter within N characters ("質問は200文字以内で入力してください", AI Tarot Chat).
         || (says(&["文字以内"]) && says(&["入力", "質問"]))
-        || says_input_too_long_ja_ko(text)
+        || says_input_too_long_ja_ko_tr(text)
         // "Your files have too much content for this model".
         || says(&["too much content", "too much text", "too much input"])
         // The prompt's tokens said to be limited ("The number of prompt tokens for free accounts
@@ -1147,11 +1155,12 @@ fn says_none_free(text: &str) -> bool {
     })
 }
 
-/// The input too long or too large, in Japanese or Korean: the text (テキスト, 文章, 入力, 質問, 텍스트,
-/// 입력, 질문) said too long (長すぎ, 너무 길/깁), or an image or a file too large (大きすぎ, 너무 큽):
-/// "テキストが長すぎます。10,000文字以内にしてください。" and "画像が大きすぎます。" (Potenote's 400s). Too
-/// many of something (多すぎ: requests) is not this.
-fn says_input_too_long_ja_ko(text: &str) -> bool {
+/// The input too long or too large, in Japanese, Korean or Turkish: the text (テキスト, 文章, 入力,
+/// 質問, 텍스트, 입력, 질문, metin, mesaj) said too long (長すぎ, 너무 길/깁, çok uzun), or an image or a
+/// file too large (大きすぎ, 너무 큽, çok büyük): "テキストが長すぎます。10,000文字以内にしてください。" and
+/// "画像が大きすぎます。" (Potenote's 400s), "Dosya çok büyük. Maksimum 100MB olmalıdır" (FrameOS's
+/// 400). Too many of something (多すぎ: requests) is not this.
+fn says_input_too_long_ja_ko_tr(text: &str) -> bool {
     let says = |patterns: &[&str]| says_any(text, patterns);
     (says(&["長すぎ"])
         && says(&[
@@ -1168,6 +1177,18 @@ fn says_input_too_long_ja_ko(text: &str) -> bool {
         || (says(&["너무 길", "너무 깁"])
             && says(&["텍스트", "입력", "질문", "메시지", "내용", "프롬프트", "글"]))
         || (says(&["너무 큽", "너무 크"]) && says(&["이미지", "파일", "용량"]))
+        || (says(&["çok uzun"]) && says(&["metin", "mesaj", "soru", "istem", "girdi", "içerik"]))
+        || (says(&["çok büyük"])
+            && says(&[
+                "dosya",
+                "resim",
+                "görsel",
+                "görüntü",
+                "ses",
+                "video",
+                "metin",
+                "mesaj",
+            ]))
 }
 
 /// The same meanings in Chinese, as Chinese providers and gateways word them: a context length
@@ -1191,6 +1212,9 @@ fn says_context_overflow_zh(text: &str) -> bool {
         || says(&["请分段发送", "大小超过限制", "大小超出限制"])
         // Too long, shorten it (太长了，缩短一点吧, ChatGPT-Vercel's plain-text answer).
         || (says(&["太长", "过长"]) && says(&["缩短", "精简"]))
+        // A file, an image or a recording too large ("文件太大", AIdea's 400 for an audio file over
+        // its cap), as a file's size over its cap is in English.
+        || (says(&["太大", "过大"]) && says(&["文件", "图片", "图像", "音频", "视频"]))
 }
 
 /// Whether the wording says money or a plan's allowance ran out (see the module comment): what
@@ -1641,7 +1665,21 @@ fn says_plan_lacks(text: &str) -> bool {
     // Tracecat's 403), or one not in the plan the caller has ("Ask Sourcebot is not available in
     // your current plan"; "model is not available in the current token plan"): paying more cures
     // it.
-    // (Or a plan named as required: "Pro plan required for batch processing", ListGenie's 403.)
+    // (Or a plan named as required: "Pro plan required for batch processing", ListGenie's 403;
+    // or one or higher, "AI reply generation requires a Starter plan or higher.", or the feature
+    // not available on the caller's: "AI replies not available on Basic plan".)
+    if words
+        .windows(3)
+        .any(|w| PLAN.contains(&w[0]) && w[1] == "or" && matches!(w[2], "higher" | "above"))
+        || words.windows(5).any(|w| {
+            w[0] == "not"
+                && w[1] == "available"
+                && matches!(w[2], "on" | "in" | "with" | "for")
+                && w[3..].iter().any(|n| PLAN.contains(n))
+        })
+    {
+        return true;
+    }
     if words.windows(3).any(|w| {
         matches!(w[0], "requires" | "require" | "needs")
             && matches!(w[1], "an" | "a" | "the")
@@ -1782,7 +1820,14 @@ fn names_a_usage_limit(text: &str) -> bool {
         // A day's count at its cap ("您今日请求次数已达上限，请明天再来": today's requests at the cap,
         // come back tomorrow).
         || (says_any(text, &["今日", "今天", "当日", "每日", "每天"])
-            && says_any(text, &["上限", "已达", "用完", "用尽"]))
+            && says_any(text, &["上限", "已达", "用完", "用尽", "超过", "超出"]))
+        // An hour's count too high ("1 小时内对话次数过多，请切换模型或稍后再试！", 99AI's 200 for its
+        // per-model hourly cap): an hourly limit, a quota.
+        // (A minute's cap beside a ban for the day, "已超出类别 C 每分钟上限（10 次/分）……（24 小时内第 1 次
+        // 超限……）", Dify2API's 403, is a rate.)
+        || (says_any(text, &["小时内", "每小时"])
+            && says_any(text, &["次数过多", "过多", "上限", "超过", "超出"])
+            && !says_any(text, &["每分钟", "每秒", "次/分", "次/秒"]))
         || says_any(text, &["明天再来", "明日再来"])
         // (使用次数: the count of uses, "该功能使用次数已达上限".)
         || (says_any(text, &["使用量", "用量", "额度", "使用次数"])
@@ -2087,6 +2132,11 @@ const OVERLOAD_WORDING: &[&str] = &[
     "unavailable right now",
     // Chinese: "busy" ("GLM 长时间忙碌，请稍后重试。": busy for a long time), temporarily unavailable
     // ("服务暂时不可用，请稍后再试", InnerMap's 500), as "temporarily unavailable" is.
+    // Turkish: busy; every service at its limit or out of reach ("Tüm servislerde limit dolmuş
+    // veya erişilemedi.", a guide site's 500 after its fallbacks), as "all providers unavailable".
+    "meşgul",
+    "tüm servislerde limit",
+    "tüm servisler dolu",
     "忙碌",
     "暂时不可用",
     "暂不可用",

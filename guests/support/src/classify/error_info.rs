@@ -51,6 +51,14 @@ impl ErrorInfo {
                             info.extra.push(' ');
                             info.extra.push_str(&first);
                         }
+                        // (Or a validator's list there: Lock-in's `"error": {"code":
+                        // "VALIDATION_ERROR", "message": "Invalid request data", "details":
+                        // [{"field": "selection", "message": "Selection too long (max 50000
+                        // chars)", "code": "too_big"}]}`.)
+                        if let Some(first) = info.read_validation_list(e.get("details")) {
+                            info.extra.push(' ');
+                            info.extra.push_str(&first);
+                        }
                         if info.request_id.is_none() {
                             info.request_id = e.get("request_id").and_then(string_of);
                         }
@@ -84,7 +92,11 @@ impl ErrorInfo {
                             && (lower.ends_with("error")
                                 || lower.ends_with("exception")
                                 || lower.trim_end_matches(['.', '!']).ends_with(" failed")))
-                            || names_a_reason_phrase(&lower);
+                            || names_a_reason_phrase(&lower)
+                            // (Or a status line: TinDevelopers' `{"error": "HTTP 503", "message":
+                            // "AI Content Generator is not initialized. Please configure AI
+                            // provider credentials ..."}`.)
+                            || names_a_status_line(&lower);
                         if let Some(words) = crate::text::words_of_a_code(s) {
                             info.extra.push(' ');
                             info.extra.push_str(&words);

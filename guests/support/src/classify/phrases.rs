@@ -558,6 +558,22 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
             "no results found for your query",
             // "Empty content in Ollama response" (Robot Buddy).
             "empty content in",
+            // "... JSON parsing failed and manual extraction found no content." (WordPress Magic
+            // SEO's 200 for Claude's answer): the answer held nothing to use.
+            "extraction found no content",
+            "found no content in the response",
+            // French, Portuguese, Spanish: no answer generated ("Désolé, pas de réponse générée.",
+            // Ronchon's 200); Turkish: no answer could be got ("Yanıt alınamadı.", Neurocore's
+            // 500; "OpenAI'den geçerli bir cevap alınamadı.", a guide site's 200).
+            "pas de réponse générée",
+            "aucune réponse générée",
+            "aucune réponse n'a été générée",
+            "nenhuma resposta gerada",
+            "nenhuma resposta foi gerada",
+            "no se generó ninguna respuesta",
+            "no se generó respuesta",
+            "yanıt alınamadı",
+            "cevap alınamadı",
             // "Invalid OpenAI API response: missing content" (ScamBuster).
             "response: missing content",
             "response missing content",
@@ -838,6 +854,21 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
                 && words
                     .get(i + 2)
                     .is_some_and(|w| matches!(*w, "produced" | "returned" | "generated")))
+            // "Generated content is empty or too short (0 chars)" (TinDevelopers' 500): what was
+            // generated, nothing.
+            || (words[i] == "generated"
+                && matches!(next, Some("content" | "text" | "response" | "answer" | "output"))
+                && words.get(i + 2).is_some_and(|w| matches!(*w, "is" | "was"))
+                && words.get(i + 3) == Some(&"empty"))
+            // "No study summary content returned from model" (Lock-in's 500): no content of the
+            // model's, whatever it is called, two words at most before "content".
+            || (words[i] == "returned"
+                && i >= 2
+                && matches!(words[i - 1], "content" | "text" | "output")
+                && words[i.saturating_sub(4)..i - 1].contains(&"no")
+                && !words[i.saturating_sub(4)..i]
+                    .iter()
+                    .any(|w| matches!(*w, "request" | "prompt" | "input")))
             // "No images generated", "no content generated": nothing came of the generation.
             || (words[i] == "generated"
                 && i >= 2
@@ -863,6 +894,8 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
                         | "results"
                         | "answers"
                         | "replies"
+                        // "No reply generated" (a review reply generator's 500).
+                        | "reply"
                 ))
             // "no response" and nothing else (chatnio's 503): the answer that did not come.
             // (Or "No reply.", Timora's stand-in when the model's content was empty.)
@@ -1616,6 +1649,17 @@ pub(super) fn says_model_not_offered(text: &str) -> bool {
                 })
         })
     })
+}
+
+/// A status line as a string `error` beside the message ("HTTP 503", "Error 500", "500"): the
+/// status restated, which says no more than the status does. `lower` is the error lower-cased.
+pub(super) fn names_a_status_line(lower: &str) -> bool {
+    let code = lower.trim();
+    let code = code
+        .strip_prefix("http ")
+        .or_else(|| code.strip_prefix("error "))
+        .unwrap_or(code);
+    code.len() == 3 && code.starts_with(['4', '5']) && code.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// HTTP's reason phrase of a status that means nothing by itself, as a string `error` beside the

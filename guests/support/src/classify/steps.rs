@@ -264,9 +264,13 @@ pub(super) fn by_server_side_words(said: &Said) -> Option<FailureCode> {
     // The server's own parts missing: broken, not busy (see `says_server_parts_missing`); or its
     // component not initialized, with its configuration named ("AI SDK not initialized. Check
     // plugin configuration." under a 400, as tuning's "Registry not initialized" is a server's).
+    // With a key named, the key is why ("AI Content Generator is not initialized. Please
+    // configure AI provider credentials (OPENAI_API_KEY, ANTHROPIC_API_KEY, etc.)",
+    // TinDevelopers' 503), read with the wording.
     if says_server_parts_missing(text)
         || (says(&["not initialized", "not initialised"])
-            && says(&["configuration", "config", "configured"]))
+            && says(&["configuration", "config", "configured"])
+            && !names_a_key(text))
     {
         return Some(codes::SERVER_ERROR);
     }

@@ -484,6 +484,28 @@ pub(super) const AUTH_WORDING: &[&str] = &[
     "api key inválida",
     "clave de api inválida",
     "clave api inválida",
+    // A key's configuration to check, or the provider's credentials to configure ("No LLM
+    // providers available. Check API key configuration.", Lock-in's 503; "AI Content Generator is
+    // not initialized. Please configure AI provider credentials (OPENAI_API_KEY, ...)",
+    // TinDevelopers' 503): nothing set up to call with.
+    "check api key configuration",
+    "check your api key configuration",
+    "check the api key configuration",
+    "configure ai provider credentials",
+    "configure provider credentials",
+    "configure the provider credentials",
+    "configure your provider credentials",
+    // A key's variable missing or empty ("OPENAI_API_KEY environment variable is missing or
+    // empty", a review reply generator's 500).
+    "_key environment variable is missing",
+    "_key environment variable is empty",
+    "_key is missing or empty",
+    // Turkish: the API key invalid or not found ("🔑 API key geçersiz!", FrameOS's 500; "API key
+    // bulunamadı (Environment Variables kontrol edin)", Neurocore's 500).
+    "api key geçersiz",
+    "api anahtarı geçersiz",
+    "api key bulunamadı",
+    "api anahtarı bulunamadı",
     // Chinese: add an account or a key ("没有可用的账号，请添加账号", Antigv-plugin's 500 with none
     // added): nothing set up to call with, unlike none free for now ("没有可用的CLI账户，请稍后重试",
     // capacity), where waiting is the remedy.
