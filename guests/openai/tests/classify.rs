@@ -5581,3 +5581,85 @@ fn turkish_chinese_and_french_words_nothing_generated_status_lines_beside_a_mess
         ),
     ]);
 }
+
+#[test]
+fn turkish_persian_thai_and_japanese_words_keys_that_must_be_set_retired_models_and_rephrasing() {
+    assert_codes(&[
+        // Turkish: the quota's limit reached, an empty answer, a key required, under 5xx.
+        (
+            500,
+            r#"{"error":"AI servisi kota limitine ulaştı. Lütfen daha sonra tekrar deneyin."}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            500,
+            r#"{"error":"AI'dan boş yanıt alındı"}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            503,
+            r#"{"message":"ROBOFLOW_API_KEY veya GEMINI_API_KEY gerekli. En az birini tanımlayın."}"#,
+            "AUTH",
+        ),
+        // Persian: the usage limit with the provider at its end.
+        (
+            429,
+            r#"{"metaData":{"status":"error","message":"محدودیت استفاده شما از سرویس‌دهنده به پایان رسیده است","AppStatusCode":429},"data":{}}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // Japanese: the key not set, written apart, in the details beside a generic failure.
+        (
+            500,
+            r#"{"error":"Failed to generate AI response","details":"Gemini API キーが設定されていません"}"#,
+            "AUTH",
+        ),
+        // Korean beside English: an input blocked by the security policy.
+        (
+            400,
+            r#"{"success":false,"error":"Security: blocked input","message":"보안 정책에 의해 차단된 요청입니다."}"#,
+            "CONTENT_FILTER",
+        ),
+        // A key's variable that must be set.
+        (
+            500,
+            r#"{"detail": "[config_invalid] DIFY_API_KEY must be set in the environment"}"#,
+            "AUTH",
+        ),
+        // A model retired by its provider is the request's, whatever the status.
+        (
+            500,
+            r#"{"success":false,"error":"The Groq model has been decommissioned. Please check available models at https://console.groq.com/docs/models"}"#,
+            "INVALID_REQUEST",
+        ),
+        // Invalid request with the remedy of rephrasing, under a 500.
+        (
+            500,
+            r#"{"success":false,"error":"Invalid request. Please try rephrasing your message.","retryable":false}"#,
+            "INVALID_REQUEST",
+        ),
+        // Service unavailable for a provider's outage stays capacity; the outage alone is the
+        // server's.
+        (
+            500,
+            r#"{"code":"ai_error","message":"Service unavailable. OpenAI is experiencing issues.","data":{"status":500}}"#,
+            "OVERLOADED",
+        ),
+        (
+            409,
+            r#"{"error":"OpenAIError","detail":"OpenAI is experiencing issues. Visit https://status.openai.com/ for more info.","code":409}"#,
+            "SERVER_ERROR",
+        ),
+        // A quota or a rate limit, written with a slash, and a wait of minutes: the rate.
+        (
+            400,
+            r#"{"detail":"API quota/rate limit exceeded. This can happen if:\n1. You've exceeded the free tier limit\n2. You've hit the daily quota limit\n3. Too many requests in a short time\n\nSolutions:\n- Wait 1-2 minutes and try again"}"#,
+            "RATE_LIMITED",
+        ),
+        // A validator's field named `*_text` over its characters.
+        (
+            400,
+            r#"{"error":{"code":"VALIDATION_ERROR","message":"Validation failed","details":[{"field":"source_text","message":"source_text must not exceed 100000 characters"}]}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+    ]);
+}

@@ -1814,3 +1814,35 @@ fn an_apps_reply_in_a_200_saying_no_answer_was_generated_or_got_is_an_empty_answ
         "EMPTY_RESPONSE"
     );
 }
+
+#[test]
+fn a_thai_vietnamese_or_japanese_reply_in_a_200_is_read_by_its_words() {
+    let ok = |body: &str| failure_code(&common::decode_200(body, "application/json"));
+    // A Thai chatbot's `reply` for its failures: today's quota used up, no message sent, the AI
+    // did not answer, no API key found.
+    assert_eq!(
+        ok(r#"{"reply":"⚠️ วันนี้ AI ใช้ครบโควต้าแล้ว ลองใหม่พรุ่งนี้นะครับ"}"#),
+        "QUOTA_EXCEEDED"
+    );
+    assert_eq!(ok(r#"{"reply":"❌ ไม่มีข้อความส่งมา"}"#), "INVALID_REQUEST");
+    assert_eq!(ok(r#"{"reply":"⚠️ AI ไม่ตอบกลับ"}"#), "EMPTY_RESPONSE");
+    assert_eq!(ok(r#"{"reply":"⚠️ ไม่พบ API KEY ครับ"}"#), "AUTH");
+    // AURA's Vietnamese: the system answered empty.
+    assert_eq!(
+        ok(r#"{"text":"Hệ thống phản hồi rỗng."}"#),
+        "EMPTY_RESPONSE"
+    );
+    // VN Offshore's Japanese: the AI service cannot be connected to, a connection's failure.
+    let unreachable = common::decode_200(
+        r#"{"response":"AIサービスに接続できません。お問い合わせフォームをご利用いただくか、しばらく後にお試しください。","conversationId":null}"#,
+        "application/json",
+    );
+    assert_eq!(failure_code(&unreachable), "SERVER_ERROR");
+    assert!(
+        finish_of(&unreachable)
+            .failure
+            .as_ref()
+            .is_some_and(|f| f.message.contains("接続できません")),
+        "{unreachable:?}"
+    );
+}

@@ -256,6 +256,8 @@ fn says_characters_over_a_cap(text: &str) -> bool {
                     || *w == "content"
                     || *w == "text"
                     || w.starts_with("text_")
+                    // ("source_text must not exceed 100000 characters", a 10xCards' validator.)
+                    || w.ends_with("_text")
             })
             && !before
                 .iter()
@@ -1821,6 +1823,14 @@ fn names_a_usage_limit(text: &str) -> bool {
         // come back tomorrow).
         || (says_any(text, &["今日", "今天", "当日", "每日", "每天"])
             && says_any(text, &["上限", "已达", "用完", "用尽", "超过", "超出"]))
+        // Turkish: the quota's limit reached ("AI servisi kota limitine ulaştı.", NapiFit's 500);
+        // Persian: your usage limit with the provider has come to an end ("محدودیت استفاده شما از
+        // سرویس‌دهنده به پایان رسیده است", a Django CMS's 429); Thai: today's quota used up, try
+        // tomorrow ("วันนี้ AI ใช้ครบโควต้าแล้ว ลองใหม่พรุ่งนี้นะครับ", a Thai chatbot's 200).
+        || says_any(text, &["kota limitine ulaştı", "kota doldu", "kotası doldu", "kota aşıldı"])
+        || (says_any(text, &["محدودیت استفاده", "سهمیه"])
+            && says_any(text, &["به پایان رسیده", "تمام شده"]))
+        || (says_any(text, &["โควต้า"]) && says_any(text, &["ครบ", "หมด", "เต็ม"]))
         // An hour's count too high ("1 小时内对话次数过多，请切换模型或稍后再试！", 99AI's 200 for its
         // per-model hourly cap): an hourly limit, a quota.
         // (A minute's cap beside a ban for the day, "已超出类别 C 每分钟上限（10 次/分）……（24 小时内第 1 次

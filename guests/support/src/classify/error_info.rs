@@ -40,25 +40,14 @@ impl ErrorInfo {
                     Some(Value::Object(e)) => {
                         info.read_fields(e);
                         info.read_reset_time(e);
-                        // Zod's flattened errors beside the error object's generic message (Read
-                        // Master's `{"success": false, "error": {"code": "VALIDATION_ERROR",
-                        // "message": "Invalid request body", "details": {"formErrors": [],
-                        // "fieldErrors": {"selectedText": ["Selected text must be at most 10000
-                        // characters"]}}}}`): the first field's, as beside a string error below.
-                        if let Some(first) =
-                            first_field_message(e.get("details").and_then(|d| d.get("fieldErrors")))
-                        {
-                            info.extra.push(' ');
-                            info.extra.push_str(&first);
-                        }
-                        // (Or a validator's list there: Lock-in's `"error": {"code":
-                        // "VALIDATION_ERROR", "message": "Invalid request data", "details":
-                        // [{"field": "selection", "message": "Selection too long (max 50000
-                        // chars)", "code": "too_big"}]}`.)
-                        if let Some(first) = info.read_validation_list(e.get("details")) {
-                            info.extra.push(' ');
-                            info.extra.push_str(&first);
-                        }
+                        // The details beside the error object's generic message, as beside a
+                        // string error below: Read Master's `{"success": false, "error": {"code":
+                        // "VALIDATION_ERROR", "message": "Invalid request body", "details":
+                        // {"formErrors": [], "fieldErrors": {"selectedText": ["Selected text must
+                        // be at most 10000 characters"]}}}}`; Lock-in's `"details": [{"field":
+                        // "selection", "message": "Selection too long (max 50000 chars)", "code":
+                        // "too_big"}]`.
+                        info.read_validation_details(e);
                         if info.request_id.is_none() {
                             info.request_id = e.get("request_id").and_then(string_of);
                         }
@@ -163,22 +152,7 @@ impl ErrorInfo {
                                 info.extra.push_str(&clip(&said, MESSAGE_CHARS));
                             }
                         }
-                        // Zod's flattened errors beside a generic one (FiskAI's `{"error":
-                        // "Validation failed", "details": {"formErrors": [], "fieldErrors":
-                        // {"image": ["Image data must be 10MB or less"]}}}`): the first field's.
-                        if let Some(first) =
-                            first_field_message(o.get("details").and_then(|d| d.get("fieldErrors")))
-                        {
-                            info.extra.push(' ');
-                            info.extra.push_str(&first);
-                        }
-                        // A validator's list beside a generic error (OmniOps' `{"error": "Invalid
-                        // request format", "details": [{"code": "too_big", "message": "String must
-                        // contain at most 5000 character(s)", "path": ["message"]}]}`, Zod's).
-                        if let Some(first) = info.read_validation_list(o.get("details")) {
-                            info.extra.push(' ');
-                            info.extra.push_str(&first);
-                        }
+                        info.read_validation_details(o);
                     }
                     // vLLM's `{"object": "error", "message": ...}`, FastAPI's `{"detail": ...}`.
                     _ => info.read_fields(o),
@@ -648,6 +622,21 @@ impl ErrorInfo {
 }
 
 impl ErrorInfo {
+    /// A validator's `details` beside a generic error, its first field's message read as words:
+    /// Zod's flattened errors (FiskAI's `{"error": "Validation failed", "details": {"formErrors":
+    /// [], "fieldErrors": {"image": ["Image data must be 10MB or less"]}}}`) or its list
+    /// (OmniOps' `{"error": "Invalid request format", "details": [{"code": "too_big", "message":
+    /// "String must contain at most 5000 character(s)", "path": ["message"]}]}`).
+    fn read_validation_details(&mut self, holder: &serde_json::Map<String, Value>) {
+        let details = holder.get("details");
+        let flattened = first_field_message(details.and_then(|d| d.get("fieldErrors")));
+        let listed = self.read_validation_list(details);
+        for first in [flattened, listed].into_iter().flatten() {
+            self.extra.push(' ');
+            self.extra.push_str(&first);
+        }
+    }
+
     /// The time a limit resets, as words (SkyLine's `{"error": "Rate limit exceeded", "limit":
     /// 100, "resetAt": "2026-12-04T00:00:00.000Z"}`; Read Master's `"reset": 1767052800000`, a
     /// Unix time in milliseconds, beside "Rate limit exceeded" for its five AI calls a day, put in

@@ -179,18 +179,19 @@ pub(super) fn says_credential_expired_zh(text: &str) -> bool {
     // `says_credential_pool_spent`).
     if !text.contains("暂时")
         && !text.contains("暂无")
-        && [
-            "无可用凭证",
-            "无可用的凭证",
-            "没有可用凭证",
-            "没有可用的凭证",
-            "没有访问令牌",
-            "缺少访问令牌",
-            "没有令牌",
-            "缺少令牌",
-        ]
-        .iter()
-        .any(|w| text.contains(w))
+        && meaning::says_any(
+            text,
+            &[
+                "无可用凭证",
+                "无可用的凭证",
+                "没有可用凭证",
+                "没有可用的凭证",
+                "没有访问令牌",
+                "缺少访问令牌",
+                "没有令牌",
+                "缺少令牌",
+            ],
+        )
     {
         return true;
     }
@@ -574,6 +575,14 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
             "no se generó respuesta",
             "yanıt alınamadı",
             "cevap alınamadı",
+            // Turkish: an empty answer came ("AI'dan boş yanıt alındı", NapiFit's 500);
+            // Vietnamese: the system answered empty ("Hệ thống phản hồi rỗng.", AURA's 200); Thai:
+            // the AI did not answer ("⚠️ AI ไม่ตอบกลับ", a Thai chatbot's 200).
+            "boş yanıt",
+            "boş cevap",
+            "phản hồi rỗng",
+            "câu trả lời rỗng",
+            "ai ไม่ตอบกลับ",
             // "Invalid OpenAI API response: missing content" (ScamBuster).
             "response: missing content",
             "response missing content",
@@ -912,6 +921,10 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
 
 /// A part of the request (its messages, prompt, input, query or body) said to be empty.
 pub(super) fn says_request_part_empty(text: &str) -> bool {
+    // Thai: no message was sent ("❌ ไม่มีข้อความส่งมา", a Thai chatbot's 200).
+    if text.contains("ไม่มีข้อความ") {
+        return true;
+    }
     // No messages, prompt or input to work on ("No messages to process", gptme; "no prompt
     // provided").
     if let [first, part, then, ..] = meaning::words(text)[..]

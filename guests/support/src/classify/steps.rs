@@ -417,7 +417,14 @@ pub(super) fn by_server_side_words(said: &Said) -> Option<FailureCode> {
     // (A service not available with its AI named not set up as the cause, "Summary service is
     // not available (OpenRouter client not configured)" under Speakr's 503, is the credential's:
     // read with the wording.)
-    if (says(SERVICE_FAILURE_WORDING) && !says_ai_not_configured(text))
+    // (Nor a provider's outage after "Service unavailable" leads, "Service unavailable. OpenAI is
+    // experiencing issues." under ChatCommerce AI's 500: the unavailability is what the server
+    // says, its cause beside it; "OpenAI is experiencing issues" alone stays the server's.)
+    let unavailable_for_an_outage = text.trim_start().starts_with("service unavailable")
+        && says(&["is experiencing issues", "experiencing an outage"]);
+    if (says(SERVICE_FAILURE_WORDING)
+        && !says_ai_not_configured(text)
+        && !unavailable_for_an_outage)
         || configuration_broken
         || check_broken
         || never_set_up
@@ -532,7 +539,14 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     // A quota named only as one of two limits, beside a rate ("API quota or rate limit exceeded.
     // Please try again later.", go-generative-api-router's 429): the proxy does not know which;
     // the one a retry can cure is the rate, and the words ask for a retry.
-    if says(&["quota or rate limit", "rate limit or quota"]) {
+    // (Or written with a slash: "API quota/rate limit exceeded. This can happen if: ... Wait 1-2
+    // minutes and try again", AI Wiki Quiz Generator's 400.)
+    if says(&[
+        "quota or rate limit",
+        "rate limit or quota",
+        "quota/rate limit",
+        "rate limit/quota",
+    ]) {
         return Some(codes::RATE_LIMITED);
     }
     // A budget of tokens whose words say the prompt filled the model's context (TripSage's
@@ -926,6 +940,15 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     // "Inference failed" under GitLab's AI Gateway's 503): the server's side failed, not its
     // capacity. Last, so that any meaning named beside it decides ("Inference failed: ...
     // request requires 128082 total tokens").
+    if says(MODEL_RETIRED) {
+        return Some(codes::INVALID_REQUEST);
+    }
+    // "Invalid request" with the remedy of rephrasing ("Invalid request. Please try rephrasing your
+    // message.", a live-chat backend's 500): the request's, as "The request format was invalid.
+    // Please try rephrasing your question." is in a 200.
+    if says(&["invalid request"]) && says(&["try rephrasing", "please rephrase"]) {
+        return Some(codes::INVALID_REQUEST);
+    }
     // (So is a chat persona's apology for the same, "Sorry, I'm having trouble thinking right
     // now. Please try again!" and "I couldn't come up with a response. Could you try
     // rephrasing?" under PawBuck's 400s: no answer came, which tuning's "I couldn't generate a

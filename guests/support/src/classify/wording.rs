@@ -220,6 +220,10 @@ pub(super) const SERVICE_FAILURE_WORDING: &[&str] = &[
     "experiencing an outage",
     "unexpected issue",
     "getting a response",
+    // Japanese: the AI service cannot be connected to ("AIサービスに接続できません。", VN Offshore's
+    // 200), as "failed to connect" is.
+    "接続できません",
+    "接続に失敗",
     // A proxy's failover that failed too ("status 429: err fallback request failed"): the
     // proxy's own failure, whatever status the first attempt got.
     "fallback request failed",
@@ -422,6 +426,11 @@ pub(super) const CONTENT_WORDING: &[&str] = &[
     "违禁内容",
     "违规内容",
     "阻止生成",
+    // An input blocked by a security guard ("Security: blocked input" beside "보안 정책에 의해 차단된
+    // 요청입니다", OpenManager Vibe's 400).
+    "blocked input",
+    "input was blocked",
+    "input blocked",
     // Chinese: the input or the output contains violating information ("灵感内容包含违规信息，
     // 无法生成", "生成的内容包含违规信息，已退款", SFire AI's 200s).
     "包含违规",
@@ -500,6 +509,18 @@ pub(super) const AUTH_WORDING: &[&str] = &[
     "_key environment variable is missing",
     "_key environment variable is empty",
     "_key is missing or empty",
+    // A key's variable that must be set ("[config_invalid] DIFY_API_KEY must be set in the
+    // environment", EssayCoach's 500), or required in Turkish ("ROBOFLOW_API_KEY veya
+    // GEMINI_API_KEY gerekli. En az birini tanımlayın.", NapiFit's 503).
+    "_key must be set",
+    "api key must be set",
+    "_key gerekli",
+    "api key gerekli",
+    "anahtarı gerekli",
+    // Japanese: the key not set, written apart ("Gemini API キーが設定されていません", ai-chat-v3).
+    "api キーが設定されていません",
+    // Thai: the API key not found ("⚠️ ไม่พบ API KEY ครับ", a Thai chatbot's 200).
+    "ไม่พบ api key",
     // Turkish: the API key invalid or not found ("🔑 API key geçersiz!", FrameOS's 500; "API key
     // bulunamadı (Environment Variables kontrol edin)", Neurocore's 500).
     "api key geçersiz",
@@ -724,6 +745,15 @@ pub(super) const MODEL_NAMED_WRONG: &[&str] = &[
     // Please use a different model."): the request is to change, not the key.
     "use a different model",
     "choose a different model",
+];
+/// A model the request names that its provider has retired ("The Groq model has been
+/// decommissioned. Please check available models at ...", Plan My Study AI's 500): the request
+/// must name another, whatever the status.
+pub(super) const MODEL_RETIRED: &[&str] = &[
+    "model has been decommissioned",
+    "model was decommissioned",
+    "model_decommissioned",
+    "model has been retired",
 ];
 pub(super) const ACCESS_WORDING: &[&str] = &[
     "no permission",
