@@ -5663,3 +5663,75 @@ fn turkish_persian_thai_and_japanese_words_keys_that_must_be_set_retired_models_
         ),
     ]);
 }
+
+#[test]
+fn capacity_beside_a_code_or_a_rate_label_keys_missing_in_french_and_german_and_no_answer_in_italian()
+ {
+    assert_codes(&[
+        // "Temporarily unavailable" under a 502 whose code is `API_ERROR`: capacity. Anthropic's
+        // `api_error` under its 500 keeps the server's error.
+        (
+            502,
+            r#"{"error":"AI service temporarily unavailable","code":"API_ERROR"}"#,
+            "OVERLOADED",
+        ),
+        (
+            500,
+            r#"{"type":"error","error":{"type":"api_error","message":"Overloaded"}}"#,
+            "SERVER_ERROR",
+        ),
+        // The service at capacity under a rate label; too many requests alone stays a rate.
+        (
+            429,
+            r#"{"detail":{"error":{"message":"Too many requests. Service is at capacity.","type":"rate_limit_exceeded","param":null,"code":"429"}}}"#,
+            "OVERLOADED",
+        ),
+        (
+            429,
+            r#"{"error":{"message":"Too many requests.","type":"rate_limit_exceeded"}}"#,
+            "RATE_LIMITED",
+        ),
+        // "upstream error" as the code beside words of capacity; beside a connection's failure,
+        // the server's.
+        (
+            502,
+            r#"{"success":false,"error":"UPSTREAM_ERROR","errorType":"UPSTREAM_ERROR","message":"AI服务暂时不可用，请稍后重试"}"#,
+            "OVERLOADED",
+        ),
+        (
+            502,
+            r#"{"error":"upstream_error","details":"Failed to connect to DeepSeek API"}"#,
+            "SERVER_ERROR",
+        ),
+        // A model whose loading failed, its logs named: the server's.
+        (
+            503,
+            r#"{"detail":"Model not ready. Please check the application logs for model loading errors."}"#,
+            "SERVER_ERROR",
+        ),
+        // Chinese: the question too long for the model.
+        (
+            400,
+            r#"{"err_code":40011,"message":"问题过长超出模型内存"}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        // French and German: a key's variable not defined, missing.
+        (
+            500,
+            r#"{"success":false,"error":"OPENROUTER_API_KEY n'est pas définie dans les variables d'environnement"}"#,
+            "AUTH",
+        ),
+        (500, r#"{"error":"ANYTHINGLLM_API_KEY fehlt"}"#, "AUTH"),
+        // Italian: no answer from OpenAI, as in English.
+        (
+            500,
+            r#"{"detail":"Nessuna risposta da OpenAI"}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            500,
+            r#"{"error":"No response from OpenAI"}"#,
+            "EMPTY_RESPONSE",
+        ),
+    ]);
+}

@@ -1206,7 +1206,9 @@ fn says_context_overflow_zh(text: &str) -> bool {
             "token数",
             "令牌数",
         ]) && says(&["超过", "超出", "大于"]))
-        || (says(&["过长", "太长"]) && says(&["输入", "提示", "请求", "消息", "内容"]))
+        // (Or the question, the text: "问题过长超出模型内存", chatserver-api's 400.)
+        || (says(&["过长", "太长"])
+            && says(&["输入", "提示", "请求", "消息", "内容", "问题", "文本"]))
         // The prompt over its limit, to be sent in parts ("prompt已超过限制,请分段发送 [16384]",
         // coze-discord-proxy), or a size over its limit (图片大小超过限制: an image), as a size limit
         // exceeded in English is.

@@ -566,6 +566,17 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
             // French, Portuguese, Spanish: no answer generated ("Désolé, pas de réponse générée.",
             // Ronchon's 200); Turkish: no answer could be got ("Yanıt alınamadı.", Neurocore's
             // 500; "OpenAI'den geçerli bir cevap alınamadı.", a guide site's 200).
+            // Italian, French, Spanish, Portuguese: no answer from the model's provider
+            // ("Nessuna risposta da OpenAI", GetBusinessPlan's 500), as "No response from
+            // OpenAI" is.
+            "nessuna risposta da",
+            "nessuna risposta dal",
+            "aucune réponse de",
+            "aucune réponse d'",
+            "ninguna respuesta de",
+            "sin respuesta de",
+            "nenhuma resposta do",
+            "nenhuma resposta da",
             "pas de réponse générée",
             "aucune réponse générée",
             "aucune réponse n'a été générée",

@@ -230,7 +230,18 @@ pub(super) fn by_labels(said: &Said) -> Option<FailureCode> {
             // A queue over its limit outranks the rate words beside it ("Too many requests:
             // waiting queue (257) exceeds max-num-seqs (256)." under `rate_limit_exceeded`): the
             // servers' state, stated with its figures.
-            if meaning::says_queue_full(text) || meaning::says_threads_taken(text) {
+            // (So does the service or the server said at capacity: "Too many requests. Service
+            // is at capacity." under mlx-openai-server's `rate_limit_exceeded`, its one model
+            // busy.)
+            if meaning::says_queue_full(text)
+                || meaning::says_threads_taken(text)
+                || says(&[
+                    "service is at capacity",
+                    "server is at capacity",
+                    "servers are at capacity",
+                    "service at capacity",
+                ])
+            {
                 return Some(codes::OVERLOADED);
             }
         }
@@ -341,10 +352,14 @@ pub(super) fn by_server_side_words(said: &Said) -> Option<FailureCode> {
     // resources available"): the server's failure, whatever causes its words guess at. A model
     // the server does not have or cannot serve ("Failed to load model: Model type bert not
     // supported.") is the request's (read later).
+    // (Or its loading errors named as the cause to look for: "Model not ready. Please check the
+    // application logs for model loading errors.", an embedding server's 503: not a model still
+    // loading, one that failed to.)
     if says(&[
         "failed to load model",
         "error loading the model",
         "error loading model",
+        "model loading error",
     ]) && !says_model_not_offered(text)
         && !says(&[
             "not supported",
@@ -422,9 +437,18 @@ pub(super) fn by_server_side_words(said: &Said) -> Option<FailureCode> {
     // says, its cause beside it; "OpenAI is experiencing issues" alone stays the server's.)
     let unavailable_for_an_outage = text.trim_start().starts_with("service unavailable")
         && says(&["is experiencing issues", "experiencing an outage"]);
+    // (Nor "upstream error" as the code beside words of capacity, AILOS's `{"error":
+    // "UPSTREAM_ERROR", "message": "AI服务暂时不可用，请稍后重试"}` under a 502: the code names whose
+    // error it is, the words what it was.)
+    let upstream_code_beside_capacity = meaning::says_overloaded(text)
+        && SERVICE_FAILURE_WORDING
+            .iter()
+            .filter(|p| text.contains(*p))
+            .all(|p| *p == "upstream error");
     if (says(SERVICE_FAILURE_WORDING)
         && !says_ai_not_configured(text)
-        && !unavailable_for_an_outage)
+        && !unavailable_for_an_outage
+        && !upstream_code_beside_capacity)
         || configuration_broken
         || check_broken
         || never_set_up
@@ -801,8 +825,13 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     ]) {
         return Some(codes::RATE_LIMITED);
     }
+    // (`api_error` is Anthropic's label for its 500s, and says the server's error only there:
+    // under NutriNote+'s 502 `{"error": "AI service temporarily unavailable", "code":
+    // "API_ERROR"}` it names no more than whose error it was.)
     let labelled_server_error = label(&|l| {
-        SERVER_LABELS.contains(&l) || l.contains("server_error") || l.contains("internal")
+        (SERVER_LABELS.contains(&l) && status == Some(500))
+            || l.contains("server_error")
+            || l.contains("internal")
     });
     if (!server_status || (matches!(status, Some(500 | 502)) && !labelled_server_error))
         && meaning::says_overloaded(text)

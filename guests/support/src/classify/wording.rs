@@ -521,6 +521,15 @@ pub(super) const AUTH_WORDING: &[&str] = &[
     "api キーが設定されていません",
     // Thai: the API key not found ("⚠️ ไม่พบ API KEY ครับ", a Thai chatbot's 200).
     "ไม่พบ api key",
+    // French and German: a key's variable not defined or missing ("OPENROUTER_API_KEY n'est pas
+    // définie dans les variables d'environnement", Horizon AI's 500; "ANYTHINGLLM_API_KEY fehlt",
+    // a physiotherapy assistant's 500).
+    "_key n'est pas défini",
+    "clé api n'est pas défini",
+    "_key fehlt",
+    "api-key fehlt",
+    "api key fehlt",
+    "api-schlüssel fehlt",
     // Turkish: the API key invalid or not found ("🔑 API key geçersiz!", FrameOS's 500; "API key
     // bulunamadı (Environment Variables kontrol edin)", Neurocore's 500).
     "api key geçersiz",
