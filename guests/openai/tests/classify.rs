@@ -5735,3 +5735,92 @@ fn capacity_beside_a_code_or_a_rate_label_keys_missing_in_french_and_german_and_
         ),
     ]);
 }
+
+#[test]
+fn portuguese_and_chinese_words_per_item_results_content_restrictions_and_models_not_yet_configured()
+ {
+    assert_codes(&[
+        // Portuguese, under 500s: filtered by the safety systems, the request limit reached, an
+        // authentication error, the generation too slow, no image returned; no attempts left,
+        // buy more, under a 403.
+        (
+            500,
+            r#"{"error":"O conteúdo foi filtrado pelos sistemas de segurança. Tente reformular sua descrição de forma mais genérica ou simbólica."}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            500,
+            r#"{"error":"Limite de requisições atingido. Aguarde alguns segundos e tente novamente."}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            500,
+            r#"{"error":"Erro de autenticação com o serviço de IA. Verifique o token REPLICATE_API_TOKEN ou contate o suporte."}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"error":"A geração demorou muito tempo. Tente novamente com uma descrição mais simples."}"#,
+            "TIMEOUT",
+        ),
+        (
+            500,
+            r#"{"error":"O modelo não retornou nenhuma imagem. Tente novamente."}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            403,
+            r#"{"error":"Você não tem mais tentativas. Faça uma compra para ganhar mais tentativas!"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // Chinese: a file's size and a text's length over their caps, empty content returned,
+        // operations too frequent, many tasks now, the data's format incorrect.
+        (
+            400,
+            r#"{"error":"文件大小不能超过 20MB"}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            400,
+            r#"{"code":"A0400","message":"待润色文本长度不能超过10000个字符","data":null}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            500,
+            r#"{"success":false,"error":{"code":"NO_CONTENT","message":"DeepSeek API 返回空内容","userMessage":"识别失败，请稍后重试"}}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            400,
+            r#"{"code":"C4003","message":"操作过于频繁，请稍后再试","data":null}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            400,
+            r#"{"code":"C4002","message":"当前生图任务较多，请稍后再试","data":null}"#,
+            "OVERLOADED",
+        ),
+        (
+            400,
+            r#"{"success":false,"message":"图片数据格式不正确"}"#,
+            "INVALID_REQUEST",
+        ),
+        // Content restrictions; a model the request names not yet configured; a thread busy
+        // with another run.
+        (
+            400,
+            r#"{"error":"This image cannot be processed due to content restrictions. Please try a different image."}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            500,
+            r#"{"detail":{"errorId":"c7e3b5d9","name":"Unexpected Error","message":"Model gpt-4o has not been configured for use","fatal":false}}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            422,
+            "Thread is already running a task. Wait for it to finish or choose a different multitask strategy.",
+            "OVERLOADED",
+        ),
+    ]);
+}

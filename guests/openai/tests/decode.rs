@@ -1846,3 +1846,38 @@ fn a_thai_vietnamese_or_japanese_reply_in_a_200_is_read_by_its_words() {
         "{unreachable:?}"
     );
 }
+
+#[test]
+fn per_item_results_in_a_200_beside_a_generic_error_say_what_failed() {
+    let ok = |body: &str| failure_code(&common::decode_200(body, "application/json"));
+    let results = |error: &str| {
+        serde_json::json!({
+            "success": false, "userId": "5b0f3d7e",
+            "results": [{"imageUrl": "https://example.com/images/product.jpg", "error": error}],
+            "error": "One or more images failed AI generation."
+        })
+        .to_string()
+    };
+    // MixerAI's alt-text generator: the first item's own error decides.
+    assert_eq!(
+        ok(&results(
+            "Request timed out after 25 seconds. Please try again with a smaller image or check your connection."
+        )),
+        "TIMEOUT"
+    );
+    assert_eq!(
+        ok(&results("AI returned no content for alt text.")),
+        "EMPTY_RESPONSE"
+    );
+    assert_eq!(
+        ok(&results(
+            "Azure OpenAI endpoint or API key is missing for direct fetch."
+        )),
+        "AUTH"
+    );
+    // A web-novel platform's code of its own beside its message, in a 200.
+    assert_eq!(
+        ok(r#"{"code":"C4003","message":"操作过于频繁，请稍后再试","data":null}"#),
+        "RATE_LIMITED"
+    );
+}

@@ -1206,6 +1206,16 @@ fn says_context_overflow_zh(text: &str) -> bool {
             "token数",
             "令牌数",
         ]) && says(&["超过", "超出", "大于"]))
+        // A length or a size that may not exceed its cap ("待润色文本长度不能超过10000个字符", a web-novel
+        // platform's 200; "文件大小不能超过 20MB", an English learning assistant's 400).
+        || says(&[
+            "长度不能超过",
+            "长度不得超过",
+            "字数不能超过",
+            "字数不得超过",
+            "大小不能超过",
+            "大小不得超过",
+        ])
         // (Or the question, the text: "问题过长超出模型内存", chatserver-api's 400.)
         || (says(&["过长", "太长"])
             && says(&["输入", "提示", "请求", "消息", "内容", "问题", "文本"]))
@@ -1815,6 +1825,18 @@ fn names_a_usage_limit(text: &str) -> bool {
         // Chinese: a paid membership offered as the remedy ("电量不足，开通会员享受更多权益": not
         // enough "power", subscribe for more).
         || says_any(text, &["开通会员", "升级会员", "购买会员"])
+        // Portuguese and Spanish: no attempts left, a purchase asked ("Você não tem mais
+        // tentativas. Faça uma compra para ganhar mais tentativas!", a Brazilian stamp shop's 403).
+        || says_any(
+            text,
+            &[
+                "não tem mais tentativas",
+                "sem tentativas",
+                "faça uma compra",
+                "no tienes más intentos",
+                "sin intentos",
+            ],
+        )
         // A membership or a package expired, renewal asked ("您的会员已过期，无法使用算力。请续费会员后
         // 再试。", SFire AI's 200): only paying brings it back, as a lapsed subscription.
         || says_any(
@@ -2150,6 +2172,11 @@ const OVERLOAD_WORDING: &[&str] = &[
     "tüm servislerde limit",
     "tüm servisler dolu",
     "忙碌",
+    // Chinese: many tasks at the moment ("当前生图任务较多，请稍后再试", a web-novel platform's image
+    // generator), as "当前用户较多" is.
+    "任务较多",
+    "任务过多",
+    "任务繁忙",
     "暂时不可用",
     "暂不可用",
     // German: heavy load, overloaded ("Momentan liegt eine starke Auslastung vor. Bitte in einigen
@@ -2162,6 +2189,9 @@ const OVERLOAD_WORDING: &[&str] = &[
     // from ax-llm while its one generation runs).
     "llm is running",
     "already running a prediction",
+    // ("Thread is already running a task. Wait for it to finish ...", the LangGraph.js server's
+    // 422 for a second run on a busy thread.)
+    "already running a task",
     "already running a request",
     "already processing a request",
     // A server that takes one request at a time, busy with another ("Server is currently

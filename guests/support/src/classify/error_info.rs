@@ -167,6 +167,22 @@ impl ErrorInfo {
                         .and_then(non_empty)
                         .map(|m| clip(&m, MESSAGE_CHARS));
                 }
+                // Per-item results beside a generic error (MixerAI's `{"success": false,
+                // "results": [{"imageUrl": "...", "error": "Request timed out after 25 seconds.
+                // ..."}], "error": "One or more images failed AI generation."}`): the first item's
+                // error says what happened to it.
+                if let Some(first) = o
+                    .get("results")
+                    .and_then(Value::as_array)
+                    .and_then(|items| {
+                        items
+                            .iter()
+                            .find_map(|item| item.get("error").and_then(words_of))
+                    })
+                {
+                    info.extra.push(' ');
+                    info.extra.push_str(&clip(&first, MESSAGE_CHARS));
+                }
                 // Rails' validation errors, `{"errors": {"user_question": ["Personal data has been
                 // detected in your question. ..."]}, "message": "Unprocessable content"}`: the first
                 // field's first message says what happened, where the message only restates the

@@ -266,6 +266,11 @@ pub(super) fn says_parameter_wrong_zh(text: &str) -> bool {
     {
         return true;
     }
+    // A part's data in the wrong format ("图片数据格式不正确", the image data's format incorrect,
+    // DongTaiJF's 200), as a request body's form is.
+    if says_any(text, &["数据格式不正确", "格式不正确", "数据格式错误"]) {
+        return true;
+    }
     text.contains("参数")
         && says_any(
             text,
@@ -586,6 +591,17 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
             "no se generó respuesta",
             "yanıt alınamadı",
             "cevap alınamadı",
+            // Chinese: the API returned empty content ("DeepSeek API 返回空内容", an English learning
+            // assistant's 500).
+            "返回空内容",
+            "返回内容为空",
+            "返回的内容为空",
+            // Portuguese and Spanish: the model returned no image or content ("O modelo não
+            // retornou nenhuma imagem.", a Brazilian stamp shop's 500).
+            "não retornou nenhum",
+            "não retornou nenhuma",
+            "no devolvió ningún",
+            "no devolvió ninguna",
             // Turkish: an empty answer came ("AI'dan boş yanıt alındı", NapiFit's 500);
             // Vietnamese: the system answered empty ("Hệ thống phản hồi rỗng.", AURA's 200); Thai:
             // the AI did not answer ("⚠️ AI ไม่ตอบกลับ", a Thai chatbot's 200).
@@ -1054,6 +1070,9 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
         .replace("no configurado", "not configured")
         .replace("no configurada", "not configured")
         .replace("not properly configured", "not configured")
+        // ("Model gpt-4o has not been configured for use", BERTA's 500.)
+        .replace("has not been configured", "not configured")
+        .replace("have not been configured", "not configured")
         .replace("not correctly configured", "not configured");
     // A feature of the server's not configured, with its administrator as the remedy ("BookDate
     // is not configured or has been disabled. Please contact your administrator.",
@@ -1242,6 +1261,8 @@ pub(super) fn says_model_or_named_part_not_configured(text: &str) -> bool {
     {
         return true;
     }
+    // ("Model gpt-4o has not been configured for use", BERTA's 500.)
+    let text = &text.replace("not been configured", "not configured");
     let Some(at) = text.find("not configure") else {
         return false;
     };

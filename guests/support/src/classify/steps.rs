@@ -939,6 +939,13 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
             "operation was aborted",
             // Chinese: "timed out" ("文件等待处理超时").
             "超时",
+            // Portuguese and Spanish: it took too long, the time ran out ("A geração demorou
+            // muito tempo.", a Brazilian stamp shop's 500).
+            "demorou muito",
+            "demorou demais",
+            "tempo esgotado",
+            "tardó demasiado",
+            "tiempo de espera agotado",
             // A stream with no tokens for too long ("Generation stalled mid-stream (60s between
             // tokens)", LoLLMs), what the host's own watchdog calls a time-out.
             "stalled mid-stream",

@@ -444,6 +444,15 @@ pub(super) const CONTENT_WORDING: &[&str] = &[
     // segurança.", a crane-management ERP's 400).
     "filtro de segurança",
     "filtros de segurança",
+    // (Or its safety systems: "O conteúdo foi filtrado pelos sistemas de segurança.", a
+    // Brazilian stamp shop's 500.)
+    "sistemas de segurança",
+    "sistema de segurança",
+    "sistemas de seguridad",
+    // Content restrictions ("This image cannot be processed due to content restrictions.",
+    // Accessibility.Build's 400): the content refused, not malformed.
+    "content restrictions",
+    "content restriction",
     "filtro de seguridad",
     "filtros de seguridad",
 ];
@@ -485,6 +494,12 @@ pub(super) const AUTH_WORDING: &[&str] = &[
     "api key no encontrada",
     "api key no configurada",
     "clave de api no",
+    // Portuguese and Spanish: an authentication error with the AI service ("Erro de autenticação
+    // com o serviço de IA. Verifique o token REPLICATE_API_TOKEN ...", a Brazilian stamp shop's
+    // 500).
+    "erro de autenticação",
+    "falha de autenticação",
+    "error de autenticación",
     // Portuguese and Spanish: the API key invalid ("Chave de API inválida. Verifique se a chave
     // está correta ...", a crane-management ERP's 500).
     "chave de api inválida",
@@ -779,6 +794,19 @@ pub(super) const ACCESS_WORDING: &[&str] = &[
 pub(super) const RATE_WORDING: &[&str] = &[
     // Chinese: too many requests (请求太多, chatgpt-mirai-qq-bot's "当前 ChatGPT 接入点收到的请求太多了").
     "请求太多",
+    // Chinese: operations or requests too frequent ("操作过于频繁，请稍后再试", a web-novel platform's
+    // 200), as "请求过于频繁" is.
+    "过于频繁",
+    "太频繁",
+    // Portuguese and Spanish: the request limit reached, too many requests ("Limite de
+    // requisições atingido. Aguarde alguns segundos ...", a Brazilian stamp shop's 500).
+    "limite de requisições",
+    "limite de solicitações",
+    "muitas requisições",
+    "límite de solicitudes",
+    "límite de peticiones",
+    "demasiadas solicitudes",
+    "demasiadas peticiones",
     "rate limit",
     "rate_limit",
     "ratelimit",
