@@ -5824,3 +5824,97 @@ fn portuguese_and_chinese_words_per_item_results_content_restrictions_and_models
         ),
     ]);
 }
+
+#[test]
+fn japanese_and_spanish_words_causes_in_details_features_disabled_and_a_personas_recharge() {
+    assert_codes(&[
+        // Japanese: the LLM provider not set up; a usage cap with a short wait; a generation
+        // timed out; the question to enter.
+        (
+            503,
+            r#"{"error":{"code":"provider_not_configured","message":"LLM プロバイダが正しく設定されていません。","details":{"reason":"OpenAI か Gemini のどちらか一方の設定を行ってください。"}}}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"error":"API利用上限に達しました。しばらく待ってから再試行してください。"}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            500,
+            r#"{"error":"動画生成がタイムアウトしました。後でもう一度お試しください。"}"#,
+            "TIMEOUT",
+        ),
+        (
+            500,
+            r#"{"error":"質問内容を入力してください。"}"#,
+            "INVALID_REQUEST",
+        ),
+        // The cause in `details.original_error` beside a generic message.
+        (
+            500,
+            r#"{"error":{"type":"INTERNAL_ERROR","code":"INTERNAL_ERROR","status":500,"message":"Error processing the prompt","details":{"original_error":"Se ha excedido el límite de peticiones al servicio LLM"}}}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            500,
+            r#"{"error":{"type":"INTERNAL_ERROR","code":"INTERNAL_ERROR","status":500,"message":"Error processing the prompt","details":{"original_error":"Error de autenticación con el servicio LLM"}}}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"error":{"type":"INTERNAL_ERROR","code":"INTERNAL_ERROR","status":500,"message":"Failed to end the conversation","details":{"original_error":"The summary cannot be empty"}}}"#,
+            "EMPTY_RESPONSE",
+        ),
+        // A provider the request chose, not offered, another to select.
+        (
+            503,
+            r#"{"error":"Ollama no está disponible en la versión online. Seleccioná Claude o Groq como provider."}"#,
+            "INVALID_REQUEST",
+        ),
+        // A persona overwhelmed, a minute to recharge: capacity, no money. An empty answer
+        // after the attempts is the answer's.
+        (
+            429,
+            r#"{"error":"I'm feeling a bit overwhelmed right now. Please give me a minute to recharge! ⚡","retryAfter":90}"#,
+            "OVERLOADED",
+        ),
+        (
+            429,
+            r#"{"error":"Insufficient balance, please recharge."}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            500,
+            r#"{"error":"Something went wrong on my end. Please try again!","details":"API request failed after 1 attempts: Empty response received from API"}"#,
+            "EMPTY_RESPONSE",
+        ),
+        // Features off under 503s are the request's; under a 403 the caller's access.
+        (
+            503,
+            r#"{"detail":"RAG is not enabled. Set ENABLE_RAG=true in environment"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            503,
+            r#"{"error":"Translation disabled"}"#,
+            "INVALID_REQUEST",
+        ),
+        (
+            403,
+            r#"{"error":"Logs feature is disabled for this user."}"#,
+            "AUTH",
+        ),
+        // No response content; a text over its character limit, the unit before "limit".
+        (
+            500,
+            r#"{"success":false,"error":"No response content from OpenAI","errorType":"unknown"}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            400,
+            r#"{"error":"Text exceeds 10000 character limit"}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+    ]);
+}

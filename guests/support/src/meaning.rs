@@ -249,7 +249,8 @@ fn says_characters_over_a_cap(text: &str) -> bool {
             });
         // ("messages can be up to": the subject four words back.)
         let before = &words[i.saturating_sub(4)..i];
-        let characters = |w: &&str| matches!(*w, "characters" | "chars");
+        // ("Text exceeds 10000 character limit", Aegis's 400: the unit before "limit".)
+        let characters = |w: &&str| matches!(*w, "characters" | "chars" | "character");
         capped
             && before.iter().any(|w| {
                 LONG_SUBJECTS.contains(w)
@@ -406,6 +407,8 @@ pub fn says_too_slow(text: &str) -> bool {
             // "AI 서비스 응답이 지연되고 있습니다.", the AI service's answer is delayed: EduAtalk).
             "타임아웃",
             "응답이 지연",
+            // Japanese: timed out ("動画生成がタイムアウトしました。", a landing-page builder's 500).
+            "タイムアウト",
             // Russian: the wait for the answer exceeded ("Превышено время ожидания ответа от
             // AI-сервиса.", a Russian platform's analysis in a 200).
             "превышено время ожидания",
@@ -1310,6 +1313,11 @@ fn without_money_asides(text: &str) -> std::borrow::Cow<'_, str> {
         "failed to get balance",
         "error updating credit",
         "error fetching credit",
+        // A persona's rest ("Please give me a minute to recharge! ⚡", TrueCompanion's 429 when it
+        // is overwhelmed): no money.
+        "minute to recharge",
+        "moment to recharge",
+        "bit to recharge",
     ];
     if !FAILED.iter().any(|f| text.contains(f)) {
         return std::borrow::Cow::Borrowed(text);

@@ -361,7 +361,10 @@ impl ErrorInfo {
             self.read_labels(details);
             // (And its words: 10xCards's `{"message": "Failed to generate flashcards ...",
             // "details": {"error": "OpenRouter API error: 401 Unauthorized"}}`, the cause.)
-            for key in ["error", "message"] {
+            // (Or its `original_error`: a conversational bot's `"details": {"original_error": "Se
+            // ha excedido el límite de peticiones al servicio LLM"}` under "Error processing the
+            // prompt".)
+            for key in ["error", "message", "original_error", "originalError"] {
                 if let Some(said) = details.get(key).and_then(Value::as_str)
                     && self.message.as_deref() != Some(said.trim())
                 {

@@ -591,6 +591,13 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
             "no se generó respuesta",
             "yanıt alınamadı",
             "cevap alınamadı",
+            // "No response content from OpenAI" (NPC Forge's 500); the summary asked for came
+            // back empty ("The summary cannot be empty", a conversational bot's cause under
+            // "Failed to end the conversation").
+            "no response content",
+            "summary cannot be empty",
+            "summary is empty",
+            "summary was empty",
             // Chinese: the API returned empty content ("DeepSeek API 返回空内容", an English learning
             // assistant's 500).
             "返回空内容",
@@ -946,8 +953,57 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
     })
 }
 
+/// A feature of the server's said to be off ("RAG is not enabled. Set ENABLE_RAG=true in
+/// environment", a web summariser's 503; "Translation disabled", Aegis's 503): the request asks
+/// for what this server does not do (under a 401 or a 403, the caller's access instead). The AI
+/// as a whole not enabled is the
+/// server's set-up ([`says_ai_not_configured`]); a model or an API not enabled for the caller is
+/// the caller's access.
+pub(super) fn says_feature_disabled(text: &str) -> bool {
+    const FEATURES: &[&str] = &[
+        "rag",
+        "retrieval",
+        "translation",
+        "translations",
+        "embeddings",
+        "embedding",
+        "transcription",
+        "tts",
+        "stt",
+        "vision",
+        "summarization",
+        "summarisation",
+        "reranking",
+        "rerank",
+        "feature",
+    ];
+    let words = meaning::words(text);
+    (1..words.len()).any(|i| {
+        let subject = FEATURES.contains(&words[i - 1])
+            || (i >= 2 && words[i - 1] == "is" && FEATURES.contains(&words[i - 2]))
+            || (i >= 3
+                && words[i - 1] == "not"
+                && words[i - 2] == "is"
+                && FEATURES.contains(&words[i - 3]));
+        subject
+            && matches!(words[i], "disabled" | "enabled")
+            && (words[i] == "disabled" || words[i - 1] == "not")
+    })
+}
+
 /// A part of the request (its messages, prompt, input, query or body) said to be empty.
 pub(super) fn says_request_part_empty(text: &str) -> bool {
+    // Japanese: enter the question or the message ("質問内容を入力してください。", Shimesukun 2's
+    // 500); "within N characters" is a length (read as an overflow).
+    if text.contains("を入力してください")
+        && meaning::says_any(
+            text,
+            &["質問", "メッセージ", "内容", "テキスト", "プロンプト"],
+        )
+        && !meaning::says_any(text, &["以内", "文字"])
+    {
+        return true;
+    }
     // Thai: no message was sent ("❌ ไม่มีข้อความส่งมา", a Thai chatbot's 200).
     if text.contains("ไม่มีข้อความ") {
         return true;
@@ -1098,6 +1154,16 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
     // (Or needing to be configured, or the administrator asked to configure it: "没有可用的 OpenAI
     // 端点，请联系管理员配置", no OpenAI endpoint available, ask the administrator to configure one,
     // xin2api's 503.)
+    // Japanese: the LLM provider not set up (right) ("LLM プロバイダが正しく設定されていません。", an LLM
+    // utility API's 503).
+    if meaning::says_any(text, &["設定されていません", "未設定"])
+        && (meaning::words(text)
+            .iter()
+            .any(|w| matches!(*w, "ai" | "llm"))
+            || meaning::says_any(text, &["プロバイダ", "サービス"]))
+    {
+        return true;
+    }
     if meaning::says_any(
         text,
         &["未配置", "需要配置", "管理员配置", "管理员在后台添加"],
@@ -1280,9 +1346,12 @@ pub(super) fn says_model_or_named_part_not_configured(text: &str) -> bool {
 /// "upstream error 429") those say what failed.
 pub(super) fn says_failed_after_attempts(text: &str) -> bool {
     let words = meaning::words(text);
-    !words
-        .iter()
-        .any(|w| matches!(*w, "error" | "upstream") || w.parse::<u16>().is_ok_and(|n| n >= 400))
+    // ("API request failed after 1 attempts: Empty response received from API", TrueCompanion's
+    // details: the empty answer is what failed.)
+    !says_answer_empty(text)
+        && !words
+            .iter()
+            .any(|w| matches!(*w, "error" | "upstream") || w.parse::<u16>().is_ok_and(|n| n >= 400))
         && words
             .iter()
             .any(|w| matches!(*w, "failed" | "fail" | "failure"))

@@ -976,8 +976,32 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     // "Inference failed" under GitLab's AI Gateway's 503): the server's side failed, not its
     // capacity. Last, so that any meaning named beside it decides ("Inference failed: ...
     // request requires 128082 total tokens").
-    if says(MODEL_RETIRED) {
+    // (A feature disabled under a 401 or a 403 is the caller's access: "Logs feature is disabled
+    // for this user", PandasAI's 403.)
+    if says(MODEL_RETIRED) || (says_feature_disabled(text) && !matches!(status, Some(401 | 403))) {
         return Some(codes::INVALID_REQUEST);
+    }
+    // A provider or a model the request chose, not offered here, with another to select
+    // ("Ollama no está disponible en la versión online. Seleccioná Claude o Groq como provider.",
+    // ChessMind's 503): the request's choice, as "use a different model" is.
+    if says(&[
+        "seleccioná",
+        "selecciona otro",
+        "seleccione otro",
+        "elige otro",
+        "escolha outro",
+        "selecione outro",
+        "select another provider",
+        "choose another provider",
+    ]) && says(&["provider", "proveedor", "provedor", "modelo", "model"])
+    {
+        return Some(codes::INVALID_REQUEST);
+    }
+    // Japanese: a usage cap reached, with a short wait and a retry as the remedy
+    // ("API利用上限に達しました。しばらく待ってから再試行してください。", a landing-page builder's 500): a
+    // rate; a day's or a month's cap is a quota (read above).
+    if says(&["上限に達"]) && says(&["しばらく待", "少し待", "数分"]) {
+        return Some(codes::RATE_LIMITED);
     }
     // "Invalid request" with the remedy of rephrasing ("Invalid request. Please try rephrasing your
     // message.", a live-chat backend's 500): the request's, as "The request format was invalid.
