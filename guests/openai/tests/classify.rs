@@ -5918,3 +5918,84 @@ fn japanese_and_spanish_words_causes_in_details_features_disabled_and_a_personas
         ),
     ]);
 }
+
+#[test]
+fn russian_korean_and_polish_words_status_words_details_in_a_detail_object_and_things_in_flight() {
+    assert_codes(&[
+        // Russian: a file too large, no questions left, forbidden content, no text generated,
+        // a key's variable not set.
+        (
+            400,
+            r#"{"error": "Файл слишком большой. Максимум 10 МБ."}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            403,
+            r#"{"error": "Нет доступных вопросов"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            400,
+            r#"{"error":"Запрещённый контент","reason":"Запрещённый контент"}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            500,
+            r#"{"error":"Текст не сгенерирован"}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            500,
+            r#"{"error": "HUGGINGFACE_API_KEY не установлен. Получите бесплатно на https://huggingface.co/settings/tokens"}"#,
+            "AUTH",
+        ),
+        // Korean: no AI answer, no choices; a concept refused under its code; a file too
+        // large and an upload timed out in a detail object's `details`.
+        (500, r#"{"error":"AI 응답이 없습니다."}"#, "EMPTY_RESPONSE"),
+        (
+            502,
+            r#"{"status":502,"code":"EXTERNAL_API_ERROR","message":"LLM 응답에 choices가 없습니다."}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            400,
+            r#"{"status":400,"code":"CONTENT_BLOCKED","message":"이 컨셉으로는 캐릭터를 만들 수 없어요. 내용을 수정해 다시 시도해 주세요."}"#,
+            "CONTENT_FILTER",
+        ),
+        (
+            400,
+            r#"{"success":false,"detail":{"code":"VALIDATION_ERROR","message":"입력값 검증에 실패했습니다","details":"파일 크기가 너무 큽니다. 최대 크기: 10MB"}}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        (
+            502,
+            r#"{"success":false,"detail":{"code":"AI_SERVER_ERROR","message":"AI 서버와의 통신에 실패했습니다","details":"파일 업로드 중 에러가 발생했습니다: Timeout on blocking read for 30000000000 NANOSECONDS"}}"#,
+            "TIMEOUT",
+        ),
+        // Polish: the OpenAI key's configuration required.
+        (
+            500,
+            r#"{"error":"Chatbot wymaga konfiguracji klucza OpenAI. Skontaktuj się z administratorem."}"#,
+            "AUTH",
+        ),
+        // English: a key not provided or invalid, a stream the query named not found, too many
+        // generations in flight now; a part of the AI disabled for some content stays the
+        // request's.
+        (
+            500,
+            "Either OpenAI key was not provided or was invalid",
+            "AUTH",
+        ),
+        (500, "Stream not found: app-logs", "INVALID_REQUEST"),
+        (
+            400,
+            r#"{"error":"Too many AI chat responses are being generated in this project right now. Please try again in a moment."}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            400,
+            r#"{"error":"summarize Cloud AI is disabled for email body content. Set $config['ai_assistant_allow_cloud_email_body'] = true; or use a local model"}"#,
+            "INVALID_REQUEST",
+        ),
+    ]);
+}

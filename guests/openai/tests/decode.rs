@@ -1881,3 +1881,46 @@ fn per_item_results_in_a_200_beside_a_generic_error_say_what_failed() {
         "RATE_LIMITED"
     );
 }
+
+#[test]
+fn a_status_in_words_and_a_russian_reply_in_a_200_name_the_failure() {
+    let ok = |body: &str| failure_code(&common::decode_200(body, "application/json"));
+    // Coroot's RCA answer with an empty error and its status in words.
+    let coroot = |status: &str| {
+        serde_json::json!({"status": status, "error": "", "short_summary": "", "root_cause": "",
+            "propagation_map": null, "widgets": null})
+        .to_string()
+    };
+    assert_eq!(ok(&coroot("AI disabled")), "AUTH");
+    assert_eq!(ok(&coroot("Out of credits")), "QUOTA_EXCEEDED");
+    // AI-Engineering's 200s that say they succeeded, with the failure as the response.
+    let reply = |said: &str| {
+        serde_json::json!({"success": true, "response": said, "session_id": "default",
+            "files_processed": 0})
+        .to_string()
+    };
+    assert_eq!(ok(&reply("Ошибка: пустой ответ от LLM")), "EMPTY_RESPONSE");
+    assert_eq!(
+        ok(&reply("Таймаут: Таймаут запроса к LLM (300.0s)")),
+        "TIMEOUT"
+    );
+    // Highlight's GraphQL error list.
+    assert_eq!(
+        ok(
+            r#"{"errors":[{"message":"empty or incorrect input query","path":["ai_query_suggestion"]}],"data":null}"#
+        ),
+        "INVALID_REQUEST"
+    );
+}
+
+#[test]
+fn an_apps_answer_in_a_200_that_it_cannot_read_the_input_is_the_requests() {
+    let ok = |body: &str| failure_code(&common::decode_200(body, "application/json"));
+    // An AI-lawyer app's answer for a scanned PDF with no text layer.
+    assert_eq!(
+        ok(
+            r#"{"answer": "❌ PDF-файл содержит только изображение (отсканированный документ без текстового слоя).\n\nAI не может прочитать сканированный PDF."}"#
+        ),
+        "INVALID_REQUEST"
+    );
+}

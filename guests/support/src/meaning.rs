@@ -184,7 +184,7 @@ pub fn says_context_overflow(text: &str) -> bool {
         || says_size_capped(text)
         // Japanese: enter within N characters ("質問は200文字以内で入力してください", AI Tarot Chat).
         || (says(&["文字以内"]) && says(&["入力", "質問"]))
-        || says_input_too_long_ja_ko_tr(text)
+        || says_input_too_long_non_english(text)
         // "Your files have too much content for this model".
         || says(&["too much content", "too much text", "too much input"])
         // The prompt's tokens said to be limited ("The number of prompt tokens for free accounts
@@ -412,6 +412,8 @@ pub fn says_too_slow(text: &str) -> bool {
             // Russian: the wait for the answer exceeded ("Превышено время ожидания ответа от
             // AI-сервиса.", a Russian platform's analysis in a 200).
             "превышено время ожидания",
+            // ("Таймаут: Таймаут запроса к LLM (300.0s)", AI-Engineering's 200.)
+            "таймаут",
             "время ожидания истекло",
             "taking longer than expected",
             "took longer than expected",
@@ -1160,12 +1162,12 @@ fn says_none_free(text: &str) -> bool {
     })
 }
 
-/// The input too long or too large, in Japanese, Korean or Turkish: the text (テキスト, 文章, 入力,
-/// 質問, 텍스트, 입력, 질문, metin, mesaj) said too long (長すぎ, 너무 길/깁, çok uzun), or an image or a
-/// file too large (大きすぎ, 너무 큽, çok büyük): "テキストが長すぎます。10,000文字以内にしてください。" and
+/// The input too long or too large, in Japanese, Korean, Turkish or Russian: the text (テキスト, 文章,
+/// 入力, 質問, 텍스트, 입력, 질문, metin, mesaj, текст) said too long (長すぎ, 너무 길/깁, çok uzun,
+/// слишком длинн), or an image or a file too large (大きすぎ, 너무 큽, çok büyük, слишком большой): "テキストが長すぎます。10,000文字以内にしてください。" and
 /// "画像が大きすぎます。" (Potenote's 400s), "Dosya çok büyük. Maksimum 100MB olmalıdır" (FrameOS's
 /// 400). Too many of something (多すぎ: requests) is not this.
-fn says_input_too_long_ja_ko_tr(text: &str) -> bool {
+fn says_input_too_long_non_english(text: &str) -> bool {
     let says = |patterns: &[&str]| says_any(text, patterns);
     (says(&["長すぎ"])
         && says(&[
@@ -1194,6 +1196,9 @@ fn says_input_too_long_ja_ko_tr(text: &str) -> bool {
                 "metin",
                 "mesaj",
             ]))
+        // ("Файл слишком большой. Максимум 10 МБ.", an AI-lawyer app's 400.)
+        || (says(&["слишком длинн", "слишком больш"])
+            && says(&["файл", "изображени", "текст", "сообщени", "запрос", "документ"]))
 }
 
 /// The same meanings in Chinese, as Chinese providers and gateways word them: a context length
@@ -1860,6 +1865,12 @@ fn names_a_usage_limit(text: &str) -> bool {
         // سرویس‌دهنده به پایان رسیده است", a Django CMS's 429); Thai: today's quota used up, try
         // tomorrow ("วันนี้ AI ใช้ครบโควต้าแล้ว ลองใหม่พรุ่งนี้นะครับ", a Thai chatbot's 200).
         || says_any(text, &["kota limitine ulaştı", "kota doldu", "kotası doldu", "kota aşıldı"])
+        // Russian: no questions left, the limit spent ("Нет доступных вопросов", an AI-lawyer
+        // app's 403 when the paid questions are used).
+        || says_any(
+            text,
+            &["нет доступных вопросов", "вопросы закончились", "лимит исчерпан", "лимит запросов исчерпан"],
+        )
         || (says_any(text, &["محدودیت استفاده", "سهمیه"])
             && says_any(text, &["به پایان رسیده", "تمام شده"]))
         || (says_any(text, &["โควต้า"]) && says_any(text, &["ครบ", "หมด", "เต็ม"]))

@@ -397,6 +397,15 @@ impl ErrorInfo {
                 self.message = Some(clip(&m, MESSAGE_CHARS));
             }
             self.read_labels(detail);
+            // (And its `details` beside the message: AI HUB's `{"detail": {"code":
+            // "VALIDATION_ERROR", "message": "입력값 검증에 실패했습니다", "details": "파일 크기가 너무
+            // 큽니다. 최대 크기: 10MB"}}`.)
+            if let Some(details) = detail.get("details").and_then(Value::as_str)
+                && self.message.as_deref() != Some(details.trim())
+            {
+                self.extra.push(' ');
+                self.extra.push_str(&clip(details, MESSAGE_CHARS));
+            }
             // (Its `error` as a code, one word: Buddha Korea's `{"detail": {"error":
             // "quota_exceeded", "message": "..."}}`.)
             if let Some(code) = detail.get("error").and_then(Value::as_str)
@@ -588,6 +597,12 @@ impl ErrorInfo {
         ] {
             if let Some(label) = e.get(key).and_then(Value::as_str) {
                 let label = label.trim().to_ascii_lowercase();
+                // A status in words, not a code (Coroot's `{"status": "Out of credits", "error":
+                // ""}`, `"AI disabled"`): its words are the error's too.
+                if key == "status" && label.contains(' ') {
+                    self.extra.push(' ');
+                    self.extra.push_str(&clip(&label, MESSAGE_CHARS));
+                }
                 if !label.is_empty() && label != "error" {
                     self.labels.push(label);
                 }

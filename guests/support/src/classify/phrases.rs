@@ -598,6 +598,16 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
             "summary cannot be empty",
             "summary is empty",
             "summary was empty",
+            // Russian: an empty answer from the LLM, no text generated ("Ошибка: пустой ответ от
+            // LLM", AI-Engineering's 200; "Текст не сгенерирован", CGm's 500).
+            "пустой ответ",
+            "не сгенерирован",
+            // Korean: no AI answer, no choices in the LLM's answer ("AI 응답이 없습니다.", VESTRA's
+            // 500; "LLM 응답에 choices가 없습니다.", LucidChat's 502).
+            "ai 응답이 없",
+            "llm 응답이 없",
+            "모델 응답이 없",
+            "choices가 없",
             // Chinese: the API returned empty content ("DeepSeek API 返回空内容", an English learning
             // assistant's 500).
             "返回空内容",
@@ -991,6 +1001,24 @@ pub(super) fn says_feature_disabled(text: &str) -> bool {
     })
 }
 
+/// Too many of the caller's requests, responses or generations in flight for now: "too many",
+/// at most four words, one of those, and "right now" or "at the moment" ("Too many AI chat
+/// responses are being generated in this project right now.").
+pub(super) fn says_too_many_in_flight(text: &str) -> bool {
+    let words = meaning::words(text);
+    let now = meaning::says_any(text, &["right now", "at the moment", "currently"]);
+    now && (1..words.len()).any(|i| {
+        words[i - 1] == "too"
+            && words[i] == "many"
+            && words[i + 1..(i + 6).min(words.len())].iter().any(|w| {
+                matches!(
+                    *w,
+                    "requests" | "responses" | "generations" | "completions" | "calls"
+                )
+            })
+    })
+}
+
 /// A part of the request (its messages, prompt, input, query or body) said to be empty.
 pub(super) fn says_request_part_empty(text: &str) -> bool {
     // Japanese: enter the question or the message ("質問内容を入力してください。", Shimesukun 2's
@@ -1187,6 +1215,9 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
             "no llm provider configured",
             "ai not enabled",
             "ai is not enabled",
+            // ("AI disabled", Coroot's status when its AI is off; a part of the AI disabled
+            // for some content, "Cloud AI is disabled for email body content", is the request's.)
+            "ai disabled",
             // "AI provider not enabled or key not set" (GrowthBook's SQL generator).
             "ai provider not enabled",
             "ai provider is not enabled",
@@ -2027,6 +2058,9 @@ pub(super) fn says_named_thing_not_found(text: &str) -> bool {
                     | "workflow"
                     | "dataset"
                     | "collection"
+                    // A log stream the query named ("Stream not found: app-logs", Parseable's
+                    // plain-text 500).
+                    | "stream"
             )
         })
     })

@@ -175,8 +175,10 @@ pub(super) fn by_labels(said: &Said) -> Option<FailureCode> {
             // A vendor's code for what it judged unsafe ("system_unsafe": the system prompt).
             || l.contains("unsafe")
             || l.contains("moderation")
-            // Meme Factory's `CONTENT_FLAGGED`, `GENERATED_CONTENT_FLAGGED`.
+            // Meme Factory's `CONTENT_FLAGGED`, `GENERATED_CONTENT_FLAGGED`; LucidChat's
+            // `CONTENT_BLOCKED` for a character concept it refuses.
             || l.contains("content_flagged")
+            || l.contains("content_blocked")
     }) {
         return Some(codes::CONTENT_FILTER);
     }
@@ -978,6 +980,17 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     // request requires 128082 total tokens").
     // (A feature disabled under a 401 or a 403 is the caller's access: "Logs feature is disabled
     // for this user", PandasAI's 403.)
+    // Too many of the caller's requests or generations in flight for now ("Too many AI chat
+    // responses are being generated in this project right now. Please try again in a moment.",
+    // OneUptime's 400): a rate on the caller's own concurrency, as "too many requests" is.
+    if says_too_many_in_flight(text) {
+        return Some(codes::RATE_LIMITED);
+    }
+    // An input said empty or incorrect ("empty or incorrect input query", Highlight's GraphQL
+    // error): the request's, whatever the status.
+    if says(&["empty or incorrect input", "incorrect input query"]) {
+        return Some(codes::INVALID_REQUEST);
+    }
     if says(MODEL_RETIRED) || (says_feature_disabled(text) && !matches!(status, Some(401 | 403))) {
         return Some(codes::INVALID_REQUEST);
     }

@@ -64,6 +64,10 @@ pub(super) const RATE_LABELS: &[&str] = &[
 pub(super) const WAITED_OUT: &[&str] = &["timed out waiting for", "timeout waiting for"];
 /// The request could not be read or did not validate.
 pub(super) const INPUT_REJECTED_WORDING: &[&str] = &[
+    // Russian: an input the AI cannot read, a scanned PDF with no text layer ("PDF-файл содержит
+    // только изображение ... AI не может прочитать сканированный PDF.", an AI-lawyer app's 200):
+    // only another input can succeed.
+    "не может прочитать",
     // The request's query or input judged invalid ("query is invalid", Karpor's catch-all 500).
     "query is invalid",
     "input is invalid",
@@ -223,6 +227,10 @@ pub(super) const SERVICE_FAILURE_WORDING: &[&str] = &[
     // Japanese: the AI service cannot be connected to ("AIサービスに接続できません。", VN Offshore's
     // 200), as "failed to connect" is.
     "接続できません",
+    // Russian: could not connect ("Ошибка подключения: Не удалось подключиться к ollama-service",
+    // AI-Engineering's 200).
+    "не удалось подключиться",
+    "ошибка подключения",
     "接続に失敗",
     // A proxy's failover that failed too ("status 429: err fallback request failed"): the
     // proxy's own failure, whatever status the first attempt got.
@@ -426,6 +434,10 @@ pub(super) const CONTENT_WORDING: &[&str] = &[
     "违禁内容",
     "违规内容",
     "阻止生成",
+    // Russian: forbidden content ("Запрещённый контент", CGm's 400).
+    "запрещённый контент",
+    "запрещенный контент",
+    "недопустимый контент",
     // An input blocked by a security guard ("Security: blocked input" beside "보안 정책에 의해 차단된
     // 요청입니다", OpenManager Vibe's 400).
     "blocked input",
@@ -536,6 +548,18 @@ pub(super) const AUTH_WORDING: &[&str] = &[
     "api キーが設定されていません",
     // Thai: the API key not found ("⚠️ ไม่พบ API KEY ครับ", a Thai chatbot's 200).
     "ไม่พบ api key",
+    // Russian: a key's variable not set ("HUGGINGFACE_API_KEY не установлен", a Q&A assistant's
+    // 500); Polish: the OpenAI key's configuration required ("Chatbot wymaga konfiguracji klucza
+    // OpenAI.", a bus-carrier portal's 500).
+    "_key не установлен",
+    "_key не задан",
+    "api-ключ не",
+    "ключ api не",
+    "konfiguracji klucza",
+    // A key not provided or invalid ("Either OpenAI key was not provided or was invalid",
+    // Parseable's plain-text 500).
+    "key was not provided",
+    "key was invalid",
     // French and German: a key's variable not defined or missing ("OPENROUTER_API_KEY n'est pas
     // définie dans les variables d'environnement", Horizon AI's 500; "ANYTHINGLLM_API_KEY fehlt",
     // a physiotherapy assistant's 500).
