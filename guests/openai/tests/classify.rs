@@ -5999,3 +5999,62 @@ fn russian_korean_and_polish_words_status_words_details_in_a_detail_object_and_t
         ),
     ]);
 }
+
+#[test]
+fn indonesian_vietnamese_and_thai_words_per_item_totals_stop_words_and_keys_named_by_a_label() {
+    assert_codes(&[
+        // Indonesian: the API key invalid or not found, no result returned.
+        (
+            502,
+            r#"{"error":"Kunci API tidak valid atau akses ditolak."}"#,
+            "AUTH",
+        ),
+        (500, r#"{"error":"API Key tidak ditemukan"}"#, "AUTH"),
+        (
+            502,
+            r#"{"error":"AI tidak mengembalikan hasil."}"#,
+            "EMPTY_RESPONSE",
+        ),
+        // Vietnamese: a count in 24 hours beside a generic "Rate limit exceeded": a quota.
+        (
+            429,
+            r#"{"error":"Rate limit exceeded","code":"RATE_LIMIT_EXCEEDED","message":"Bạn đã sử dụng 10/10 lượt chat trong 24 giờ. Vui lòng quay lại sau."}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // A configuration error whose code names the missing key: the key's.
+        (
+            500,
+            r#"{"error":"Service configuration error","message":"Dịch vụ AI tạm thời không khả dụng. Vui lòng liên hệ quản trị viên.","code":"MISSING_API_KEY"}"#,
+            "AUTH",
+        ),
+        (
+            500,
+            r#"{"error":"Service configuration error. Please contact support."}"#,
+            "SERVER_ERROR",
+        ),
+        // Thai: a file too large.
+        (
+            400,
+            r#"{"error":"ไฟล์ใหญ่เกินไป กรุณาใช้ไฟล์ไม่เกิน 4MB"}"#,
+            "CONTEXT_WINDOW_EXCEEDED",
+        ),
+        // Stop words in the prompt, under a 403: a keyword guard's refusal.
+        (
+            403,
+            r#"{"detail":"Prompt contains stop words"}"#,
+            "CONTENT_FILTER",
+        ),
+        // A total for one assignment, under a 429 and "Rate limit": a quota.
+        (
+            429,
+            r#"{"error":"Rate limit: Maximum number of Feedbot responses (10) for this assignment has been reached."}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // Every key at its limit, a retry hours away: a quota.
+        (
+            503,
+            r#"{"success":false,"message":"Our caption servers are resting — please try again in a few hours ❤️","error":"all_keys_exhausted","note":"All API keys are currently rate limited. This is normal for free tier usage."}"#,
+            "QUOTA_EXCEEDED",
+        ),
+    ]);
+}

@@ -1924,3 +1924,23 @@ fn an_apps_answer_in_a_200_that_it_cannot_read_the_input_is_the_requests() {
         "INVALID_REQUEST"
     );
 }
+
+#[test]
+fn an_indonesian_reply_in_a_200_names_its_failure() {
+    let ok = |body: &str| failure_code(&common::decode_200(body, "application/json"));
+    assert_eq!(
+        ok(
+            r#"{"reply":"⏳ AI sedang istirahat sebentar karena terlalu banyak permintaan. Coba lagi nanti."}"#
+        ),
+        "RATE_LIMITED"
+    );
+    assert_eq!(
+        ok(r#"{"reply":"Maaf, AI tidak merespons. Coba pertanyaan lain!"}"#),
+        "EMPTY_RESPONSE"
+    );
+    // Its configuration with a problem, no key named: the server's.
+    assert_eq!(
+        ok(r#"{"reply":"🔑 Konfigurasi AI bermasalah. Hubungi admin."}"#),
+        "SERVER_ERROR"
+    );
+}

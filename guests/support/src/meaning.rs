@@ -1196,6 +1196,8 @@ fn says_input_too_long_non_english(text: &str) -> bool {
                 "metin",
                 "mesaj",
             ]))
+        // (Thai: "ไฟล์ใหญ่เกินไป กรุณาใช้ไฟล์ไม่เกิน 4MB", a job-matching app's 400.)
+        || (says(&["ใหญ่เกินไป", "ยาวเกินไป"]) && says(&["ไฟล์", "รูป", "ข้อความ", "เอกสาร"]))
         // ("Файл слишком большой. Максимум 10 МБ.", an AI-lawyer app's 400.)
         || (says(&["слишком длинн", "слишком больш"])
             && says(&["файл", "изображени", "текст", "сообщени", "запрос", "документ"]))
@@ -1865,6 +1867,20 @@ fn names_a_usage_limit(text: &str) -> bool {
         // سرویس‌دهنده به پایان رسیده است", a Django CMS's 429); Thai: today's quota used up, try
         // tomorrow ("วันนี้ AI ใช้ครบโควต้าแล้ว ลองใหม่พรุ่งนี้นะครับ", a Thai chatbot's 200).
         || says_any(text, &["kota limitine ulaştı", "kota doldu", "kotası doldu", "kota aşıldı"])
+        // A total for one thing the caller works on ("Rate limit: Maximum number of Feedbot
+        // responses (10) for this assignment has been reached.", Pawtograder's 429): no wait
+        // refills it, as a plan's limit per photo does not.
+        || (says_any(text, &["maximum number of", "max number of"])
+            && says_any(
+                text,
+                &[
+                    "for this assignment",
+                    "for this course",
+                    "for this project",
+                    "for this document",
+                    "per assignment",
+                ],
+            ))
         // Russian: no questions left, the limit spent ("Нет доступных вопросов", an AI-lawyer
         // app's 403 when the paid questions are used).
         || says_any(
@@ -2541,6 +2557,14 @@ const LONG_BUDGETS: &[&str] = &[
     // issues): waiting a retry's worth will not cure it.
     "try again tomorrow",
     "come back tomorrow",
+    // A retry hours away ("please try again in a few hours", Capsera's 503 with every key at
+    // its limit): no retry's wait.
+    "in a few hours",
+    "in several hours",
+    // Vietnamese: in 24 hours, a day ("Bạn đã sử dụng 10/10 lượt chat trong 24 giờ.",
+    // VietExplore AI's 429).
+    "trong 24 giờ",
+    "mỗi ngày",
     "per hour",
     "/ hour",
     "/hour",

@@ -598,6 +598,13 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
             "summary cannot be empty",
             "summary is empty",
             "summary was empty",
+            // Indonesian: the AI returned no result, did not respond ("AI tidak mengembalikan
+            // hasil.", a prompt generator's 502; "Maaf, AI tidak merespons.", a portfolio chat's
+            // 200).
+            "tidak mengembalikan hasil",
+            "tidak mengembalikan jawaban",
+            "ai tidak merespons",
+            "respons kosong",
             // Russian: an empty answer from the LLM, no text generated ("Ошибка: пустой ответ от
             // LLM", AI-Engineering's 200; "Текст не сгенерирован", CGm's 500).
             "пустой ответ",

@@ -417,8 +417,12 @@ pub(super) fn by_server_side_words(said: &Said) -> Option<FailureCode> {
     // 502, names the key that is missing.)
     // (Nor beside its AI said not configured: GCSEMate's `{"error": "Server configuration error",
     // "message": "AI service not configured. ..."}`, the credential's, read with the wording.)
-    let configuration_broken =
-        says(CONFIGURATION_BROKEN) && !names_a_key(text) && !says_ai_not_configured(text);
+    // (With a label that names a key, the key is why: VietExplore AI's `{"error": "Service
+    // configuration error", "code": "MISSING_API_KEY"}`.)
+    let configuration_broken = says(CONFIGURATION_BROKEN)
+        && !names_a_key(text)
+        && !says_ai_not_configured(text)
+        && !said.label(&|l| names_a_credential(l));
     // A check of the server's own that failed, under its own 5xx ("Rate limit check failed",
     // tldraw's 503): the limiter broke, no limit was hit. (Under a 429 the check is the limit's:
     // Bifrost's "Rate limit check failed: policy violation (request_limited)".)

@@ -268,6 +268,9 @@ pub(super) const SERVICE_FAILURE_WORDING: &[&str] = &[
 /// named, the credential's (read in `by_server_side_words` and `by_wording`).
 pub(super) const CONFIGURATION_BROKEN: &[&str] = &[
     "configuration error",
+    // Indonesian: the AI's configuration has a problem ("🔑 Konfigurasi AI bermasalah. Hubungi
+    // admin.", a portfolio chat's 200).
+    "konfigurasi ai bermasalah",
     "configuration is incomplete",
     "configuration incomplete",
     "incomplete configuration",
@@ -434,6 +437,10 @@ pub(super) const CONTENT_WORDING: &[&str] = &[
     "违禁内容",
     "违规内容",
     "阻止生成",
+    // A prompt with stop words, the banned words of a keyword guard ("Prompt contains stop
+    // words", a Chinese tarot site's 403).
+    "contains stop words",
+    "stop words detected",
     // Russian: forbidden content ("Запрещённый контент", CGm's 400).
     "запрещённый контент",
     "запрещенный контент",
@@ -548,6 +555,14 @@ pub(super) const AUTH_WORDING: &[&str] = &[
     "api キーが設定されていません",
     // Thai: the API key not found ("⚠️ ไม่พบ API KEY ครับ", a Thai chatbot's 200).
     "ไม่พบ api key",
+    // Indonesian: the API key invalid or not found, access refused ("Kunci API tidak valid atau
+    // akses ditolak.", a prompt generator's 502; "API Key tidak ditemukan", a portfolio chat's
+    // 500).
+    "kunci api tidak valid",
+    "api key tidak valid",
+    "kunci api tidak ditemukan",
+    "api key tidak ditemukan",
+    "akses ditolak",
     // Russian: a key's variable not set ("HUGGINGFACE_API_KEY не установлен", a Q&A assistant's
     // 500); Polish: the OpenAI key's configuration required ("Chatbot wymaga konfiguracji klucza
     // OpenAI.", a bus-carrier portal's 500).
@@ -824,6 +839,10 @@ pub(super) const RATE_WORDING: &[&str] = &[
     "太频繁",
     // Portuguese and Spanish: the request limit reached, too many requests ("Limite de
     // requisições atingido. Aguarde alguns segundos ...", a Brazilian stamp shop's 500).
+    // Indonesian: too many requests ("AI sedang istirahat sebentar karena terlalu banyak
+    // permintaan.", a portfolio chat's 200).
+    "terlalu banyak permintaan",
+    "terlalu banyak request",
     "limite de requisições",
     "limite de solicitações",
     "muitas requisições",
