@@ -10,8 +10,8 @@ use dsh_classification_corpus::{Set, accuracy, report, run};
 const HELD_BACK_TARGET: f64 = 95.0;
 /// Held-back cases classified right when the figure was last recorded (the README's table): the
 /// floor. Raise it with the README when a change of the rules, made without looking at the
-/// held-back failures, lifts the figure. Round 97's first and only run: 69 of 83.
-const HELD_BACK_RECORDED: usize = 69;
+/// held-back failures, lifts the figure. Round 98's first and only run: 65 of 80.
+const HELD_BACK_RECORDED: usize = 65;
 
 #[test]
 fn classification_report() {
