@@ -6058,3 +6058,63 @@ fn indonesian_vietnamese_and_thai_words_per_item_totals_stop_words_and_keys_name
         ),
     ]);
 }
+
+#[test]
+fn hebrew_persian_arabic_and_chinese_words_an_answer_under_an_error_status_and_the_callers_duplicate()
+ {
+    assert_codes(&[
+        // Hebrew in an app's `answer` under 500s: the key not set, no valid answer received.
+        (500, r#"{"answer":"המפתח לא הוגדר בשרת."}"#, "AUTH"),
+        (
+            500,
+            r#"{"answer":"שגיאה: לא התקבלה תשובה תקינה מ־OpenAI."}"#,
+            "EMPTY_RESPONSE",
+        ),
+        // Persian: a key's variable not set. Arabic: the service's configuration in error, no
+        // key named, under a 503: the server's, not capacity.
+        (500, r#"{"error":"GEMINI_API_KEY تنظیم نشده"}"#, "AUTH"),
+        (
+            503,
+            r#"{"detail":"خطأ في تكوين الخدمة. يرجى التواصل مع الدعم."}"#,
+            "SERVER_ERROR",
+        ),
+        // Chinese: a monthly quota used up, the account disabled for it; no account, add one;
+        // the token's refresh failed.
+        (
+            429,
+            r#"{"error":"账号月度配额已用完，已自动禁用该账号。请等待下月重置或添加新账号。"}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        (
+            503,
+            r#"{"error":"没有可用的账号，请在管理页面添加账号或配置 .env 文件"}"#,
+            "AUTH",
+        ),
+        (502, r#"{"error":"Token 刷新失败"}"#, "AUTH"),
+        // The AI feature not enabled is the AI not set up; credits beside it are the money's.
+        (400, r#"{"error":"AI feature is not enabled."}"#, "AUTH"),
+        (
+            400,
+            r#"{"error":"You don't have any credits remaining to use AI or AI features are not enabled for your space."}"#,
+            "QUOTA_EXCEEDED",
+        ),
+        // The server's own store unreadable, under a 503: broken, not busy.
+        (
+            503,
+            r#"{"error":"Access key storage is unreadable. Fix access-keys.json first."}"#,
+            "SERVER_ERROR",
+        ),
+        // The caller's identical request still in flight, under an `overloaded_error` label: a
+        // rate. The label alone stays capacity.
+        (
+            429,
+            r#"{"error":{"message":"Automatic retry suppressed because an identical request is still in progress. Retry again shortly.","type":"overloaded_error"},"type":"error"}"#,
+            "RATE_LIMITED",
+        ),
+        (
+            503,
+            r#"{"type":"error","error":{"type":"overloaded_error","message":"server is busy, please retry later"}}"#,
+            "OVERLOADED",
+        ),
+    ]);
+}

@@ -1944,3 +1944,13 @@ fn an_indonesian_reply_in_a_200_names_its_failure() {
         "SERVER_ERROR"
     );
 }
+
+#[test]
+fn a_hebrew_or_persian_answer_in_a_200_saying_none_came_is_an_empty_answer() {
+    let ok = |body: &str| failure_code(&common::decode_200(body, "application/json"));
+    assert_eq!(ok(r#"{"answer":"אין תשובה."}"#), "EMPTY_RESPONSE");
+    assert_eq!(
+        ok(r#"{"ok":true,"text":"پاسخی دریافت نشد"}"#),
+        "EMPTY_RESPONSE"
+    );
+}

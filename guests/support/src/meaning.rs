@@ -1899,7 +1899,8 @@ fn names_a_usage_limit(text: &str) -> bool {
             && !says_any(text, &["每分钟", "每秒", "次/分", "次/秒"]))
         || says_any(text, &["明天再来", "明日再来"])
         // (使用次数: the count of uses, "该功能使用次数已达上限".)
-        || (says_any(text, &["使用量", "用量", "额度", "使用次数"])
+        // (Or the quota, 配额: "账号月度配额已用完", AMQ2API's 429.)
+        || (says_any(text, &["使用量", "用量", "额度", "配额", "使用次数"])
             && says_any(text, &["上限", "用完", "用尽"]))
 }
 

@@ -766,6 +766,9 @@ pub(super) const MESSAGE_KEYS: &[&str] = &[
     // SQLBot's error event `{"type": "error", "content": "{\"message\": \"Error code: 401 -
     // ...\"}"}`: last, since a chat message's `content` is no error's.
     "content",
+    // An app's `answer` under an error status (Solaya Vault's 500 `{"answer": "המפתח לא הוגדר
+    // בשרת."}`): its words are the error's, as a chat message's content is.
+    "answer",
     // UiPath's guardrails API: `{"result": "ENTITLEMENTS_MISSING", "details": "Guardrail
     // entitlement is missing"}`. Last: Google's `details` is a list beside its message.
     "details",

@@ -598,6 +598,13 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
             "summary cannot be empty",
             "summary is empty",
             "summary was empty",
+            // Hebrew: no (valid) answer received, no answer ("לא התקבלה תשובה תקינה מ־OpenAI.",
+            // "אין תשובה.", Solaya Vault); Persian: no answer received ("پاسخی دریافت نشد",
+            // CapWise's 200).
+            "לא התקבלה תשובה",
+            "אין תשובה",
+            "پاسخی دریافت نشد",
+            "پاسخ دریافت نشد",
             // Indonesian: the AI returned no result, did not respond ("AI tidak mengembalikan
             // hasil.", a prompt generator's 502; "Maaf, AI tidak merespons.", a portfolio chat's
             // 200).
@@ -1222,6 +1229,11 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
             "no llm provider configured",
             "ai not enabled",
             "ai is not enabled",
+            // ("AI feature is not enabled.", La Suite Docs' 400 when its AI is not set up.)
+            // (Beside credits run out, "... or AI features are not enabled for your space",
+            // Tandoor's 400, the money is named: not this.)
+            "ai feature is not enabled",
+            "ai feature not enabled",
             // ("AI disabled", Coroot's status when its AI is off; a part of the AI disabled
             // for some content, "Cloud AI is disabled for email body content", is the request's.)
             "ai disabled",

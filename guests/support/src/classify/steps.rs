@@ -201,7 +201,15 @@ pub(super) fn by_labels(said: &Said) -> Option<FailureCode> {
         }
         return Some(codes::AUTH);
     }
-    if label(&|l| l.contains("overloaded")) {
+    // (The caller's own identical request still in flight is the caller's rate, whatever label a
+    // relay puts on it: Orchids-2api's `overloaded_error` beside "Automatic retry suppressed
+    // because an identical request is still in progress." under a 429.)
+    if label(&|l| l.contains("overloaded"))
+        && !said.says(&[
+            "identical request is still in progress",
+            "identical request is in progress",
+        ])
+    {
         return Some(codes::OVERLOADED);
     }
     // (Dotted names count too: Apigee's `policies.ratelimit.QuotaViolation`.)
@@ -520,6 +528,11 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
             "credit",
             "余额",
             "欠费",
+            // (Or a quota used up, the account disabled for it: "账号月度配额已用完，已自动禁用该账号",
+            // AMQ2API's 429; read below as a quota.)
+            "配额已用完",
+            "额度已用完",
+            "配额用完",
         ])
     {
         return Some(codes::AUTH);

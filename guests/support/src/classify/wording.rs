@@ -224,6 +224,11 @@ pub(super) const SERVICE_FAILURE_WORDING: &[&str] = &[
     "experiencing an outage",
     "unexpected issue",
     "getting a response",
+    // The server's own store unreadable ("Access key storage is unreadable. Fix access-keys.json
+    // first.", CodeBuddy2API's 503): broken, not busy.
+    "storage is unreadable",
+    "store is unreadable",
+    "file is unreadable",
     // Japanese: the AI service cannot be connected to ("AIサービスに接続できません。", VN Offshore's
     // 200), as "failed to connect" is.
     "接続できません",
@@ -268,6 +273,10 @@ pub(super) const SERVICE_FAILURE_WORDING: &[&str] = &[
 /// named, the credential's (read in `by_server_side_words` and `by_wording`).
 pub(super) const CONFIGURATION_BROKEN: &[&str] = &[
     "configuration error",
+    // Arabic: an error in the service's configuration ("خطأ في تكوين الخدمة. يرجى التواصل مع الدعم.",
+    // Tadabbur's 503).
+    "خطأ في تكوين",
+    "خطأ في إعداد",
     // Indonesian: the AI's configuration has a problem ("🔑 Konfigurasi AI bermasalah. Hubungi
     // admin.", a portfolio chat's 200).
     "konfigurasi ai bermasalah",
@@ -594,6 +603,21 @@ pub(super) const AUTH_WORDING: &[&str] = &[
     // added): nothing set up to call with, unlike none free for now ("没有可用的CLI账户，请稍后重试",
     // capacity), where waiting is the remedy.
     "请添加账号",
+    // ("没有可用的账号，请在管理页面添加账号或配置 .env 文件", AMQ2API's 503: add one in the admin page.)
+    "添加账号",
+    // The credential's token could not be refreshed ("Token 刷新失败", AMQ2API's 502).
+    "token 刷新失败",
+    "token刷新失败",
+    "刷新token失败",
+    "token refresh failed",
+    "failed to refresh token",
+    "failed to refresh the token",
+    // Hebrew: the key not set on the server ("המפתח לא הוגדר בשרת.", Solaya Vault's 500); Persian:
+    // a key's variable not set ("GEMINI_API_KEY تنظیم نشده", CapWise's 500).
+    "המפתח לא הוגדר",
+    "מפתח api לא הוגדר",
+    "_key تنظیم نشده",
+    "کلید api تنظیم نشده",
     "请先添加账号",
     "请添加账户",
     "请添加密钥",
@@ -839,6 +863,12 @@ pub(super) const RATE_WORDING: &[&str] = &[
     "太频繁",
     // Portuguese and Spanish: the request limit reached, too many requests ("Limite de
     // requisições atingido. Aguarde alguns segundos ...", a Brazilian stamp shop's 500).
+    // The caller's identical request still in flight ("Automatic retry suppressed because an
+    // identical request is still in progress. Retry again shortly.", Orchids-2api's 429): its
+    // own concurrency, a rate.
+    "identical request is still in progress",
+    "identical request is in progress",
+    "duplicate request is in progress",
     // Indonesian: too many requests ("AI sedang istirahat sebentar karena terlalu banyak
     // permintaan.", a portfolio chat's 200).
     "terlalu banyak permintaan",
