@@ -381,6 +381,28 @@ fn empty_reply_in_a_success_envelope(v: &Value) -> bool {
     !replies.is_empty() && replies.into_iter().all(empty)
 }
 
+/// A body that is no more than a kind and the list of what was generated, left empty
+/// (Kinective's `{"type": "plan", "plan": []}` when the model's plan parsed to nothing): the
+/// app answered, with nothing made.
+fn a_generated_list_left_empty(v: &Value) -> bool {
+    const LISTS: &[&str] = &[
+        "plan",
+        "plans",
+        "items",
+        "questions",
+        "suggestions",
+        "results",
+    ];
+    let Some(o) = v.as_object() else { return false };
+    let listed: Vec<&Value> = LISTS.iter().filter_map(|k| o.get(*k)).collect();
+    !listed.is_empty()
+        && listed
+            .iter()
+            .all(|l| l.as_array().is_some_and(Vec::is_empty))
+        && o.iter()
+            .all(|(k, value)| LISTS.contains(&k.as_str()) || (k == "type" && value.is_string()))
+}
+
 /// Whether an envelope's `code` says success: 0 or 200, as a number or a string, or "success"/"ok".
 fn says_success(code: Option<&Value>) -> bool {
     match code {
@@ -1064,7 +1086,10 @@ impl Decoder {
         }
         // A success envelope around an empty reply (LangBot's `{"code": 0, "msg": "ok",
         // "data": {"message": []}}`): the platform answered, with nothing in it.
-        if values.iter().any(empty_reply_in_a_success_envelope) {
+        if values
+            .iter()
+            .any(|v| empty_reply_in_a_success_envelope(v) || a_generated_list_left_empty(v))
+        {
             return Some(self.empty_response("a success envelope around an empty reply"));
         }
         // An app's answer its own safety check marked as refused (a cancer-information bot's
@@ -1123,8 +1148,17 @@ impl Decoder {
         // this adapter does not read, whatever it says.
         // (Or the message itself, top-level: FEBChat's `{"id": ..., "content": "No response from
         // model", "role": "assistant"}`.)
+        // (Or an app's chat envelope whose `response` is the assistant's message: Lokario's
+        // `{"conversation_id": 42, "message": {"role": "user", ...}, "response": {"role":
+        // "assistant", "content": "Désolé, ... le quota OpenAI a été dépassé. ..."}}`.)
         let assistant = values.iter().filter_map(|v| {
             v.pointer("/message/content")
+                .filter(|_| v.pointer("/message/role").and_then(Value::as_str) != Some("user"))
+                .or_else(|| {
+                    (v.pointer("/response/role").and_then(Value::as_str) == Some("assistant"))
+                        .then(|| v.pointer("/response/content"))
+                        .flatten()
+                })
                 .or_else(|| {
                     (v.get("role").and_then(Value::as_str) == Some("assistant"))
                         .then(|| v.get("content"))

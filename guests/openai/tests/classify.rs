@@ -6118,3 +6118,76 @@ fn hebrew_persian_arabic_and_chinese_words_an_answer_under_an_error_status_and_t
         ),
     ]);
 }
+
+#[test]
+fn chinese_arabic_and_french_words_pools_in_mixed_states_invalid_models_by_name_and_unavailable_under_a_504()
+ {
+    assert_codes(&[
+        // Chinese: a pool with none free, each in one of several states: capacity; the result
+        // empty, no audio generated; no reference audio passed; a token invalid or its refresh
+        // failed.
+        (
+            503,
+            r#"{"detail":"没有可用的Token进行视频生成。所有Token都处于禁用、冷却、配额耗尽或已过期状态。"}"#,
+            "OVERLOADED",
+        ),
+        (502, r#"{"detail":"生成结果为空"}"#, "EMPTY_RESPONSE"),
+        (
+            500,
+            r#"{"code":500,"msg":"模型未能生成任何音频数据。"}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (
+            500,
+            r#"{"code":500,"msg":"参考音频未传入。"}"#,
+            "INVALID_REQUEST",
+        ),
+        (503, r#"{"detail":"Token AT无效或刷新失败"}"#, "AUTH"),
+        // A model named invalid, typed `server_error` under a 500.
+        (
+            500,
+            r#"{"error":{"message":"400: Invalid model: sora-3","type":"server_error","param":null,"code":null}}"#,
+            "INVALID_REQUEST",
+        ),
+        // Arabic beside a generic code: too slow, not available now, not set up.
+        (
+            500,
+            r#"{"success":false,"error":"AI_SERVICE_ERROR","message":"استغرق الرد وقتاً طويلاً. يرجى المحاولة مرة أخرى أو تبسيط الرسالة."}"#,
+            "TIMEOUT",
+        ),
+        (
+            500,
+            r#"{"success":false,"error":"AI_SERVICE_ERROR","message":"خدمة الذكاء الاصطناعي غير متاحة حالياً. يرجى المحاولة لاحقاً."}"#,
+            "OVERLOADED",
+        ),
+        (
+            500,
+            r#"{"success":false,"error":"AI_SERVICE_ERROR","message":"خدمة الذكاء الاصطناعي غير مُعدة بشكل صحيح. يرجى الاتصال بالدعم."}"#,
+            "AUTH",
+        ),
+        // English: a key's variable to configure; a draft not returned; a key missing as a
+        // code under a 402.
+        (
+            503,
+            r#"{"detail":"Chatbot service is not available. Please configure OPENAI_API_KEY."}"#,
+            "AUTH",
+        ),
+        (
+            502,
+            r#"{"detail":"Workflow did not return a draft"}"#,
+            "EMPTY_RESPONSE",
+        ),
+        (402, r#"{"error":"NO_API_KEY"}"#, "AUTH"),
+        // A service unavailable under a 504, no words of time: capacity; a time-out stays one.
+        (
+            504,
+            r#"{"error":"AI service unavailable","details":"The AI service is temporarily unavailable. Please try again."}"#,
+            "OVERLOADED",
+        ),
+        (
+            504,
+            r#"{"error":"AI service unavailable: the request timed out"}"#,
+            "TIMEOUT",
+        ),
+    ]);
+}

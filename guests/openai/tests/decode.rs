@@ -1954,3 +1954,19 @@ fn a_hebrew_or_persian_answer_in_a_200_saying_none_came_is_an_empty_answer() {
         "EMPTY_RESPONSE"
     );
 }
+
+#[test]
+fn an_empty_plan_and_an_apps_assistant_message_in_a_200_are_read() {
+    let ok = |body: &str| failure_code(&common::decode_200(body, "application/json"));
+    // Kinective: a plan's kind and its list, left empty.
+    assert_eq!(ok(r#"{"type":"plan","plan":[]}"#), "EMPTY_RESPONSE");
+    assert_eq!(ok(r#"{"type":"weeklyPlan","plan":[]}"#), "EMPTY_RESPONSE");
+    // Lokario's chat envelope: the user's message echoed, the assistant's saying the quota ran
+    // out.
+    assert_eq!(
+        ok(
+            r#"{"conversation_id":42,"message":{"id":101,"role":"user","content":"Quels sont mes rendez-vous de demain ?"},"response":{"id":102,"role":"assistant","content":"Désolé, je ne peux pas répondre pour le moment car le quota OpenAI a été dépassé. Veuillez vérifier votre abonnement."}}"#
+        ),
+        "QUOTA_EXCEEDED"
+    );
+}

@@ -414,6 +414,11 @@ pub fn says_too_slow(text: &str) -> bool {
             "превышено время ожидания",
             // ("Таймаут: Таймаут запроса к LLM (300.0s)", AI-Engineering's 200.)
             "таймаут",
+            // Arabic: the answer took a long time, the wait ran out ("استغرق الرد وقتاً طويلاً.",
+            // Banda Chao's 500).
+            "وقتاً طويلاً",
+            "وقتا طويلا",
+            "انتهت مهلة",
             "время ожидания истекло",
             "taking longer than expected",
             "took longer than expected",
@@ -1599,6 +1604,10 @@ fn says_used_up(text: &str) -> bool {
             // per minute, "30 req/min", is a rate).
             "quota api dépassé",
             "quota dépassé",
+            // ("... car le quota OpenAI a été dépassé.", Lokario's assistant message.)
+            "quota openai a été dépassé",
+            "quota a été dépassé",
+            "quota est dépassé",
             "testovací účet má limit",
             // ("API key không có quota free tier (limit: 0).": the key has no quota at all.)
             "không có quota",
@@ -2205,6 +2214,12 @@ const OVERLOAD_WORDING: &[&str] = &[
     // Turkish: busy; every service at its limit or out of reach ("Tüm servislerde limit dolmuş
     // veya erişilemedi.", a guide site's 500 after its fallbacks), as "all providers unavailable".
     "meşgul",
+    // Arabic: the AI service not available now ("خدمة الذكاء الاصطناعي غير متاحة حالياً. يرجى
+    // المحاولة لاحقاً.", Banda Chao's 500).
+    "غير متاحة حالياً",
+    "غير متاحة حاليا",
+    "غير متاح حالياً",
+    "غير متاح حاليا",
     "tüm servislerde limit",
     "tüm servisler dolu",
     "忙碌",

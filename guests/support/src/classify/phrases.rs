@@ -268,7 +268,17 @@ pub(super) fn says_parameter_wrong_zh(text: &str) -> bool {
     }
     // A part's data in the wrong format ("图片数据格式不正确", the image data's format incorrect,
     // DongTaiJF's 200), as a request body's form is.
-    if says_any(text, &["数据格式不正确", "格式不正确", "数据格式错误"]) {
+    // (Or not passed in: "参考音频未传入。", a CosyVoice API's 500 for no reference audio.)
+    if says_any(
+        text,
+        &[
+            "数据格式不正确",
+            "格式不正确",
+            "数据格式错误",
+            "未传入",
+            "没有传入",
+        ],
+    ) {
         return true;
     }
     text.contains("参数")
@@ -622,6 +632,17 @@ pub(super) fn says_answer_empty(text: &str) -> bool {
             "llm 응답이 없",
             "모델 응답이 없",
             "choices가 없",
+            // Chinese: the result empty, no audio or content generated ("生成结果为空", Flow2API's
+            // 502; "模型未能生成任何音频数据。", a CosyVoice API's 500), as "did not generate any" is.
+            "结果为空",
+            "未能生成任何",
+            "没有生成任何",
+            "未生成任何",
+            // English: a workflow that returned no draft ("Workflow did not return a draft", an
+            // email assistant's 502).
+            "did not return a draft",
+            "didn't return a draft",
+            "did not return any",
             // Chinese: the API returned empty content ("DeepSeek API 返回空内容", an English learning
             // assistant's 500).
             "返回空内容",
@@ -1196,6 +1217,22 @@ pub(super) fn says_ai_not_configured(text: &str) -> bool {
     // (Or needing to be configured, or the administrator asked to configure it: "没有可用的 OpenAI
     // 端点，请联系管理员配置", no OpenAI endpoint available, ask the administrator to configure one,
     // xin2api's 503.)
+    // Arabic: the AI service not set up (right) ("خدمة الذكاء الاصطناعي غير مُعدة بشكل صحيح.", Banda
+    // Chao's 500).
+    if meaning::says_any(text, &["غير مُعدة", "غير معدة", "غير مهيأة", "غير مكونة"])
+        && text.contains("الذكاء الاصطناعي")
+    {
+        return true;
+    }
+    // A key's variable to configure as the remedy ("Chatbot service is not available. Please
+    // configure OPENAI_API_KEY.", Lokario's 503).
+    if meaning::says_any(
+        text,
+        &["please configure", "configure your", "configure the"],
+    ) && text.contains("_api_key")
+    {
+        return true;
+    }
     // Japanese: the LLM provider not set up (right) ("LLM プロバイダが正しく設定されていません。", an LLM
     // utility API's 503).
     if meaning::says_any(text, &["設定されていません", "未設定"])

@@ -499,7 +499,13 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     // The assistant said offline, under a gateway's 504 ("Assistant is offline, try again soon!",
     // a Roblox NPC backend's answer for any failure of its call): the server not up to answer,
     // capacity, not a wait that ran out.
-    if status == Some(504) && says(&["is offline", "are offline", "went offline"]) {
+    // (So is a service said unavailable under a 504, with no words of time: ZetsuGuide's "AI
+    // service unavailable" with "The AI service is temporarily unavailable. Please try again.")
+    if status == Some(504)
+        && (says(&["is offline", "are offline", "went offline"])
+            || (says(&["unavailable"])
+                && !says(&["timeout", "timed out", "time-out", "too long", "deadline"])))
+    {
         return Some(codes::OVERLOADED);
     }
     // HTTP 429's reason phrase and nothing else, under a 503 or 529 ("Too Many Requests" from
@@ -579,6 +585,12 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     // Money words that only condition a per-minute limit ("You have not yet added your payment
     // method in the billing page and will have reduced rate limits of 3 RPM and 10K TPM"): the
     // limit that was hit is the rate; no money is said to have run out.
+    // A pool with none free, each member in one of several states ("没有可用的Token进行视频生成。所有
+    // Token都处于禁用、冷却、配额耗尽或已过期状态。", Flow2API's 503): no cause is asserted, only that
+    // none can serve now, capacity, as "no account available" is.
+    if says(&["都处于"]) && says(&["状态"]) && says(&["没有可用", "无可用"]) {
+        return Some(codes::OVERLOADED);
+    }
     // A quota named only as one of two limits, beside a rate ("API quota or rate limit exceeded.
     // Please try again later.", go-generative-api-router's 429): the proxy does not know which;
     // the one a retry can cure is the rate, and the words ask for a retry.
@@ -1006,6 +1018,11 @@ pub(super) fn by_wording(said: &Said) -> Option<FailureCode> {
     // An input said empty or incorrect ("empty or incorrect input query", Highlight's GraphQL
     // error): the request's, whatever the status.
     if says(&["empty or incorrect input", "incorrect input query"]) {
+        return Some(codes::INVALID_REQUEST);
+    }
+    // A model the request named, said invalid or unknown by name ("400: Invalid model: sora-3"
+    // typed `server_error` under Sora2API's 500): the request's, whatever label the relay chose.
+    if says(&["invalid model:", "unknown model:"]) {
         return Some(codes::INVALID_REQUEST);
     }
     if says(MODEL_RETIRED) || (says_feature_disabled(text) && !matches!(status, Some(401 | 403))) {

@@ -607,6 +607,10 @@ pub(super) const AUTH_WORDING: &[&str] = &[
     "添加账号",
     // The credential's token could not be refreshed ("Token 刷新失败", AMQ2API's 502).
     "token 刷新失败",
+    // ("Token AT无效或刷新失败", Flow2API's 503: the access token invalid or its refresh failed.)
+    "无效或刷新失败",
+    // A key missing, as a code's words ("NO_API_KEY", NextCRM's 402).
+    "no api key",
     "token刷新失败",
     "刷新token失败",
     "token refresh failed",
