@@ -10,7 +10,7 @@ use dsh_classification_corpus::{Set, accuracy, report, run};
 const HELD_BACK_TARGET: f64 = 95.0;
 /// Held-back cases classified right when the figure was last recorded (the README's table): the
 /// floor. Raise it with the README when a change of the rules, made without looking at the
-/// held-back failures, lifts the figure. Round 99's first and only run: 52 of 76.
+/// held-back failures, lifts the figure. Round 100's first and only run: 52 of 82.
 const HELD_BACK_RECORDED: usize = 52;
 
 #[test]
