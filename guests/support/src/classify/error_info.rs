@@ -170,18 +170,11 @@ impl ErrorInfo {
                 // Per-item results beside a generic error (MixerAI's `{"success": false,
                 // "results": [{"imageUrl": "...", "error": "Request timed out after 25 seconds.
                 // ..."}], "error": "One or more images failed AI generation."}`): the first item's
-                // error says what happened to it.
-                if let Some(first) = o
-                    .get("results")
-                    .and_then(Value::as_array)
-                    .and_then(|items| {
-                        items
-                            .iter()
-                            .find_map(|item| item.get("error").and_then(words_of))
-                    })
+                // error says what happened to it, read as a list of error objects is.
+                if let Some(first) = first_field_message(o.get("results").filter(|r| r.is_array()))
                 {
                     info.extra.push(' ');
-                    info.extra.push_str(&clip(&first, MESSAGE_CHARS));
+                    info.extra.push_str(&first);
                 }
                 // Rails' validation errors, `{"errors": {"user_question": ["Personal data has been
                 // detected in your question. ..."]}, "message": "Unprocessable content"}`: the first
